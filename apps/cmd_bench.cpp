@@ -1,0 +1,82 @@
+// dla bench <suite|all>: each suite's rows next to cuBLAS/cuSOLVER from the
+// same run; exits non-zero if any row's accuracy check fails.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "dla/core/config.hpp"
+#include "dla/core/error.hpp"
+#if DLA_HAVE_CUDA
+#include "bench/bench.hpp"
+#include "dla/gemm/gemm_cuda.hpp"
+#endif
+
+namespace dla::app {
+
+namespace {
+struct BenchArgs {
+  std::string suite = "all";
+  std::vector<long long> sizes;
+  int repeat = 10;
+  std::vector<std::string> variants;
+  bool list_variants = false;
+  bool quick = false;
+  std::string json, csv;
+};
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand("bench", "Benchmark dla against cuBLAS/cuSOLVER (needs a GPU)");
+  cmd->add_option("suite", args->suite, "gemm, getrf, potrf, batched, solve, or all")
+      ->capture_default_str();
+  cmd->add_option("--sizes", args->sizes, "Problem sizes (n) instead of the suite's list")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--repeat", args->repeat, "Timed runs per measurement (median reported)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--variants", args->variants, "Kernel variants to run (comma list, or all)")
+      ->delimiter(',');
+  cmd->add_flag("--list-variants", args->list_variants, "List the GEMM kernel variants and exit");
+  cmd->add_flag("--quick", args->quick, "Short suite with small sizes (smoke test)");
+  cmd->add_option("--json", args->json, "Write the rows as JSON to this file");
+  cmd->add_option("--csv", args->csv, "Write the rows as CSV to this file");
+  cmd->callback([args] {
+#if DLA_HAVE_CUDA
+    bench::Options opt;
+    for (long long s : args->sizes) opt.sizes.push_back(s);
+    opt.repeat = args->repeat;
+    opt.variants = args->variants;
+    opt.quick = args->quick;
+    if (args->list_variants) {
+      for (const std::string& v : cuda::sgemm_variants()) std::printf("%s\n", v.c_str());
+      return;
+    }
+    std::vector<const bench::Suite*> chosen;
+    for (const auto& s : bench::suites())
+      if (args->suite == "all" || args->suite == s.name) chosen.push_back(&s);
+    if (chosen.empty()) {
+      std::string known;
+      for (const auto& s : bench::suites()) known += " " + s.name;
+      throw InvalidArgument("bench: unknown suite '" + args->suite + "' (known:" + known + ", all)");
+    }
+    bench::Report report;
+    for (const auto* s : chosen) {
+      bench::progress("suite " + s->name);
+      s->run(opt, report);
+    }
+    report.print_table();
+    if (!args->json.empty()) report.write_json(args->json);
+    if (!args->csv.empty()) report.write_csv(args->csv);
+    if (report.failures() > 0)
+      throw Error("bench: " + std::to_string(report.failures()) + " row(s) failed their accuracy check");
+#else
+    throw NotCompiled("bench: this build of dla has no CUDA support; benchmarks need a GPU");
+#endif
+  });
+}
+
+}  // namespace dla::app

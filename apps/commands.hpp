@@ -1,0 +1,20 @@
+#pragma once
+// The dla command-line tool: one file per subcommand, each adding itself to
+// the CLI11 app. A subcommand's callback throws dla exceptions; main() maps
+// them to exit codes (see exit_codes below).
+#include <CLI/CLI.hpp>
+
+namespace dla::app {
+
+// Exit codes of the dla tool.
+enum ExitCode : int {
+  kOk = 0,
+  kUsageOrInput = 2,      // bad usage, bad input file or data
+  kSingular = 3,          // singular / not positive definite (the message names the index)
+  kDeviceOrRuntime = 4,   // CUDA or other runtime failure
+};
+
+void add_info_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+
+}  // namespace dla::app

@@ -1,0 +1,34 @@
+#pragma once
+// Low-level GEMM on device buffers and the caller's stream (BLAS semantics,
+// column-major):  C = alpha * op(A) * op(B) + beta * C,  op(A) is m x k.
+//
+// Returns LAPACK-style info: 0 on success, -i when argument i is invalid
+// (arguments counted from 1 as written below, stream excluded: opA = 1,
+// opB = 2, m = 3, n = 4, k = 5, alpha = 6, A = 7, lda = 8, B = 9, ldb = 10,
+// beta = 11, C = 12, ldc = 13). beta == 0 never reads C; alpha == 0 or k == 0
+// scales C by beta without reading A or B. The call is asynchronous.
+#include <string>
+#include <vector>
+
+#include "dla/core/types.hpp"
+
+namespace dla::cuda {
+
+int sgemm(stream_t stream, Op opA, Op opB, index_t m, index_t n, index_t k, float alpha,
+          const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C,
+          index_t ldc);
+int dgemm(stream_t stream, Op opA, Op opB, index_t m, index_t n, index_t k, double alpha,
+          const double* A, index_t lda, const double* B, index_t ldb, double beta, double* C,
+          index_t ldc);
+
+// The SGEMM kernel variants by name: the seed progression of DESIGN.md
+// ("naive", "smem32", "smem32_vec4", "volkov_nn", "reg128", "reg128_vec4_db"),
+// the tuned configurations, and "auto" (what sgemm() dispatches to).
+std::vector<std::string> sgemm_variants();
+// Same contract as sgemm(), with the kernel chosen by name; an unknown name
+// throws InvalidArgument listing the known ones.
+int sgemm_variant(const std::string& variant, stream_t stream, Op opA, Op opB, index_t m,
+                  index_t n, index_t k, float alpha, const float* A, index_t lda, const float* B,
+                  index_t ldb, float beta, float* C, index_t ldc);
+
+}  // namespace dla::cuda

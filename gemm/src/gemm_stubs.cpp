@@ -1,0 +1,28 @@
+// Builds without CUDA: the device entry points exist and throw NotCompiled.
+#include <string>
+
+#include "dla/core/error.hpp"
+#include "dla/gemm/gemm_cuda.hpp"
+
+namespace dla::cuda {
+namespace {
+[[noreturn]] void not_compiled(const char* what) {
+  throw NotCompiled(std::string(what) + ": this build of dla has no CUDA support");
+}
+}  // namespace
+
+int sgemm(stream_t, Op, Op, index_t, index_t, index_t, float, const float*, index_t, const float*,
+          index_t, float, float*, index_t) {
+  not_compiled("dla::cuda::sgemm");
+}
+int dgemm(stream_t, Op, Op, index_t, index_t, index_t, double, const double*, index_t,
+          const double*, index_t, double, double*, index_t) {
+  not_compiled("dla::cuda::dgemm");
+}
+std::vector<std::string> sgemm_variants() { return {}; }
+int sgemm_variant(const std::string&, stream_t, Op, Op, index_t, index_t, index_t, float,
+                  const float*, index_t, const float*, index_t, float, float*, index_t) {
+  not_compiled("dla::cuda::sgemm_variant");
+}
+
+}  // namespace dla::cuda

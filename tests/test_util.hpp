@@ -1,0 +1,60 @@
+#pragma once
+// Helpers shared by the test files.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <limits>
+#include <random>
+
+#include "dla/core/device_info.hpp"
+
+// GPU tests call this first: without a device they skip with the reason, so CI
+// (no GPU) stays green while the device machine runs them for real. With
+// DLA_EXPECT_GPU=1 in the environment (scripts/gpu-check.sh sets it) a missing
+// device is a failure, so a GPU run cannot pass by skipping.
+#define DLA_REQUIRE_GPU()                                                               \
+  do {                                                                                  \
+    const bool dla_expect_ = std::getenv("DLA_EXPECT_GPU") &&                           \
+                             std::string(std::getenv("DLA_EXPECT_GPU")) == "1";         \
+    if (!::dla::cuda_compiled() || ::dla::device_count() == 0) {                        \
+      const char* why_ = !::dla::cuda_compiled() ? "built without CUDA (DLA_CUDA=OFF)"  \
+                                                 : "no CUDA device present";            \
+      if (dla_expect_) FAIL() << "DLA_EXPECT_GPU=1 but " << why_;                       \
+      GTEST_SKIP() << why_;                                                             \
+    }                                                                                   \
+  } while (0)
+
+namespace dla::test {
+
+template <class T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+
+// Uniform random entries in [-1, 1).
+template <class T>
+Mat<T> random_matrix(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  Mat<T> m(rows, cols);
+  for (Eigen::Index j = 0; j < cols; ++j)
+    for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = T(dist(gen));
+  return m;
+}
+
+// Small whole numbers in [-lo, hi]: FP32 products and sums stay exact.
+template <class T>
+Mat<T> small_int_matrix(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed, int range = 2) {
+  std::mt19937_64 gen(seed);
+  std::uniform_int_distribution<int> dist(-range, range);
+  Mat<T> m(rows, cols);
+  for (Eigen::Index j = 0; j < cols; ++j)
+    for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = T(dist(gen));
+  return m;
+}
+
+template <class T>
+T quiet_nan() { return std::numeric_limits<T>::quiet_NaN(); }
+
+}  // namespace dla::test
