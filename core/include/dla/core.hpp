@@ -1,6 +1,7 @@
 #pragma once
 // Everything of the core component.
 #include "dla/core/config.hpp"
+#include "dla/core/batch.hpp"
 #include "dla/core/context.hpp"
 #include "dla/core/device_info.hpp"
 #include "dla/core/device_matrix.hpp"
