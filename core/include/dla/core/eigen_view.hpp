@@ -6,6 +6,10 @@
 
 namespace dla {
 
+// The host matrix type of the high-level API.
+template <class T>
+using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+
 template <class Derived>
 auto host_view(Eigen::PlainObjectBase<Derived>& m) {
   using T = typename Derived::Scalar;
