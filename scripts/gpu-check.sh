@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The one command for a machine with an NVIDIA GPU (the H200 device machine):
+#   1. build   Release for sm_90 with tests (build-gpu/)
+#   2. test    the whole ctest suite with DLA_EXPECT_GPU=1 (a GPU test that
+#              would skip fails instead)
+#   3. sanitize compute-sanitizer memcheck + racecheck on the small-size
+#              sanitizer tests of every kernel (tests named *Sanitize*)
+#   4. bench   `dla bench` suites against cuBLAS/cuSOLVER, JSON to $OUT
+# and ends with a short summary table. Logs and JSON go to $OUT when it is set
+# (else out/). Environment knobs:
+#   GPU_CHECK_STEPS       comma list of steps (default build,test,sanitize,bench)
+#   GPU_CHECK_SUITES      bench suites (default: gemm getrf potrf batched)
+#   GPU_CHECK_BENCH_ARGS  extra args for every `dla bench` call (e.g. --quick)
+#   GPU_CHECK_CTEST_ARGS  extra args for ctest (e.g. -R Gemm)
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${OUT:-$ROOT/out}"
+mkdir -p "$OUT"
+BUILD="${GPU_CHECK_BUILD_DIR:-$ROOT/build-gpu}"
+STEPS=",${GPU_CHECK_STEPS:-build,test,sanitize,bench},"
+SUITES="${GPU_CHECK_SUITES:-gemm getrf potrf batched}"
+BENCH_ARGS="${GPU_CHECK_BENCH_ARGS:-}"
+SUMMARY="$OUT/summary.txt"
+: > "$SUMMARY"
+status=0
+note() { printf '%-10s %s\n' "$1" "$2" | tee -a "$SUMMARY"; }
+has() { [[ "$STEPS" == *",$1,"* ]]; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader \
+  | tee "$OUT/gpu.txt" || true
+
+if has build; then
+  t0=$(date +%s)
+  if cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDLA_CUDA=ON \
+       -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=ON > "$OUT/build.log" 2>&1 &&
+     cmake --build "$BUILD" -j "$(nproc)" >> "$OUT/build.log" 2>&1; then
+    note build "ok ($(( $(date +%s) - t0 )) s)"
+  else
+    note build "FAILED (see build.log)"; grep -E 'error|Error' "$OUT/build.log" | head -40
+    cat "$SUMMARY"; exit 1
+  fi
+fi
+
+if has test; then
+  t0=$(date +%s)
+  (cd "$BUILD" && DLA_EXPECT_GPU=1 ctest --output-on-failure -j 4 ${GPU_CHECK_CTEST_ARGS:-}) \
+    > "$OUT/ctest.log" 2>&1
+  rc=$?
+  line=$(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1)
+  note test "${line:-no ctest summary} ($(( $(date +%s) - t0 )) s)"
+  if [ $rc -ne 0 ]; then
+    status=1
+    sed -n '/The following tests FAILED/,$p' "$OUT/ctest.log" | head -30 | tee -a "$SUMMARY"
+  fi
+fi
+
+if has sanitize; then
+  : > "$OUT/sanitize.log"
+  for exe in "$BUILD"/tests/*_test; do
+    [ -x "$exe" ] || continue
+    n=$("$exe" --gtest_list_tests --gtest_filter='*Sanitize*' 2>/dev/null | grep -c '^  ')
+    [ "$n" -gt 0 ] || continue
+    for tool in memcheck racecheck; do
+      if DLA_EXPECT_GPU=1 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+           "$exe" --gtest_filter='*Sanitize*' >> "$OUT/sanitize.log" 2>&1; then
+        note sanitize "$(basename "$exe") $tool: clean ($n tests)"
+      else
+        note sanitize "$(basename "$exe") $tool: ERRORS (see sanitize.log)"; status=1
+      fi
+    done
+  done
+fi
+
+if has bench; then
+  for s in $SUITES; do
+    "$BUILD/apps/dla" bench "$s" $BENCH_ARGS --json "$OUT/bench_$s.json" 2>>"$OUT/bench_progress.log" \
+      | tee -a "$OUT/bench.log"
+    rc=${PIPESTATUS[0]}
+    note bench "$s: $( [ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)")"
+    [ $rc -eq 0 ] || status=1
+  done
+fi
+
+echo
+echo "== gpu-check summary =="
+cat "$SUMMARY"
+exit $status
