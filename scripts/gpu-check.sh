@@ -26,8 +26,10 @@ status=0
 note() { printf '%-10s %s\n' "$1" "$2" | tee -a "$SUMMARY"; }
 has() { [[ "$STEPS" == *",$1,"* ]]; }
 
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader \
-  | tee "$OUT/gpu.txt" || true
+# At most 8 files come back from $OUT: summary.txt build.log ctest.log
+# sanitize.log bench.log bench.json.
+note gpu "$(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 | head -1)"
+BENCH_TMP="$(mktemp -d)"
 
 if has build; then
   t0=$(date +%s)
@@ -73,12 +75,21 @@ fi
 
 if has bench; then
   for s in $SUITES; do
-    "$BUILD/apps/dla" bench "$s" $BENCH_ARGS --json "$OUT/bench_$s.json" 2>>"$OUT/bench_progress.log" \
+    t0=$(date +%s)
+    "$BUILD/apps/dla" bench "$s" $BENCH_ARGS --json "$BENCH_TMP/$s.json" 2>>"$OUT/bench.log" \
       | tee -a "$OUT/bench.log"
     rc=${PIPESTATUS[0]}
-    note bench "$s: $( [ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)")"
+    note bench "$s: $( [ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)") ($(( $(date +%s) - t0 )) s)"
     [ $rc -eq 0 ] || status=1
   done
+  # One JSON array of every suite's rows.
+  python3 - "$BENCH_TMP" "$OUT/bench.json" <<'PY'
+import glob, json, sys
+rows = []
+for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    rows += json.load(open(f))
+json.dump(rows, open(sys.argv[2], "w"), indent=1)
+PY
 fi
 
 echo
