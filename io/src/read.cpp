@@ -1,0 +1,172 @@
+// Reading matrices and batches: C order (rows, cols) on disk -> column-major.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <new>
+
+#include "dla/io/read.hpp"
+#include "h5util.hpp"
+
+namespace dla::io {
+
+using namespace detail;
+
+std::vector<DatasetInfo> list_datasets(const std::string& path) {
+  Silence quiet;
+  Handle file = open_file(path);
+  std::vector<DatasetInfo> out;
+  for (const std::string& name : dataset_names(file.get())) {
+    Handle ds(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
+    if (!ds) fail(path, name, "cannot be opened: the file is corrupted", true);
+    Handle type(H5Dget_type(ds.get()));
+    if (!type) fail(path, name, "cannot read the type: the file is corrupted", true);
+    out.push_back({name, shape_of(ds.get(), path, name), type_name(type.get())});
+  }
+  return out;
+}
+
+namespace {
+
+template <class T>
+hid_t native() {
+  return sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+}
+
+// A dataset opened for reading, its shape and type checked.
+struct Source {
+  Handle file, ds;
+  std::vector<index_t> shape;
+  std::string type;
+  index_t count = 0;  // number of elements
+};
+
+// Opens `dataset`, checks its rank is one of [min_rank, max_rank], its type is
+// readable into T and its size sane; fills `info`.
+template <class T>
+Source open_source(const std::string& path, const std::string& dataset, int min_rank, int max_rank,
+                   const char* hint, ReadInfo* info) {
+  Source s;
+  s.file = open_file(path);
+  s.ds = open_dataset(s.file.get(), path, dataset);
+  Handle type(H5Dget_type(s.ds.get()));
+  if (!type) fail(path, dataset, "cannot read the type: the file is corrupted", true);
+  s.type = type_name(type.get());
+  s.shape = shape_of(s.ds.get(), path, dataset);
+  const int rank = int(s.shape.size());
+  if (rank < min_rank || rank > max_rank)
+    fail(path, dataset,
+         "wrong rank: shape " + shape_string(s.shape) + " has rank " + std::to_string(rank) + ", expected " +
+             (min_rank == max_rank ? std::to_string(min_rank)
+                                   : std::to_string(min_rank) + " or " + std::to_string(max_rank)) +
+             hint);
+  for (index_t d : s.shape)
+    if (d == 0) fail(path, dataset, "zero-size dimension: shape " + shape_string(s.shape));
+  const H5T_class_t cls = H5Tget_class(type.get());
+  const std::size_t disk_size = H5Tget_size(type.get());
+  const bool ok_float = cls == H5T_FLOAT && (disk_size == 4 || disk_size == 8);
+  const bool ok_int = cls == H5T_INTEGER && disk_size <= 8;
+  if (!ok_float && !ok_int)
+    fail(path, dataset,
+         "unsupported type " + s.type + ": only float32, float64 and integer datasets can be read");
+  bool narrowed = false;
+  if (sizeof(T) == 4) narrowed = disk_size >= 4 && !(ok_float && disk_size == 4);
+  else narrowed = ok_int && disk_size == 8;
+
+  // Sizes: no overflow, no allocation beyond physical memory, and a contiguous
+  // dataset must fit in the file (a corrupted header must not allocate terabytes).
+  index_t n = 1;
+  for (index_t d : s.shape)
+    if (__builtin_mul_overflow(n, d, &n)) fail(path, dataset, "shape " + shape_string(s.shape) + " is too large: the file is corrupted");
+  index_t bytes = 0;
+  if (__builtin_mul_overflow(n, index_t(sizeof(T)), &bytes))
+    fail(path, dataset, "shape " + shape_string(s.shape) + " is too large: the file is corrupted");
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && double(bytes) > double(pages) * double(page))
+    fail(path, dataset, "shape " + shape_string(s.shape) + " needs " + std::to_string(bytes) +
+                            " bytes, more than this machine's memory (the file may be corrupted)");
+  Handle dcpl(H5Dget_create_plist(s.ds.get()));
+  if (dcpl && H5Pget_layout(dcpl.get()) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl.get()) == 0) {
+    const hsize_t stored = H5Dget_storage_size(s.ds.get());
+    struct stat st {};
+    const index_t disk_bytes = n * index_t(disk_size);  // n * size <= n * 8 fits (checked above for T)
+    if (stored > 0 && ::stat(path.c_str(), &st) == 0 && index_t(st.st_size) < disk_bytes)
+      fail(path, dataset, "shape " + shape_string(s.shape) + " needs " + std::to_string(disk_bytes) +
+                              " bytes but the file has " + std::to_string(st.st_size) +
+                              ": the file is truncated or corrupted");
+  }
+  H5Eclear2(H5E_DEFAULT);
+  s.count = n;
+  if (info) {
+    info->rank = rank;
+    info->disk_type = s.type;
+    info->narrowed = narrowed;
+  }
+  return s;
+}
+
+template <class T>
+void read_into(Source& s, const std::string& path, const std::string& dataset, T* out) {
+  if (H5Dread(s.ds.get(), native<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+    fail(path, dataset, "read failed: the file is truncated or corrupted", true);
+}
+
+[[noreturn]] void no_memory(const std::string& path, const std::string& dataset, const Source& s) {
+  fail(path, dataset, "out of memory reading shape " + shape_string(s.shape));
+}
+
+}  // namespace
+
+template <class T>
+Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> read_matrix(const std::string& path, const std::string& dataset,
+                                                             ReadInfo* info) {
+  Silence quiet;
+  Source s = open_source<T>(path, dataset, 1, 2, " (a matrix is 2-D, a vector 1-D; read 3-D datasets as a batch)",
+                            info);
+  using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+  try {
+    if (s.shape.size() == 1) {
+      M v(s.shape[0], 1);
+      read_into(s, path, dataset, v.data());
+      return v;
+    }
+    // C order (rows, cols) is column-major (cols, rows): read, then transpose.
+    M t(s.shape[1], s.shape[0]);
+    read_into(s, path, dataset, t.data());
+    return t.transpose();
+  } catch (const std::bad_alloc&) {
+    no_memory(path, dataset, s);
+  }
+}
+
+template <class T>
+Batch<T> read_batch(const std::string& path, const std::string& dataset, ReadInfo* info) {
+  Silence quiet;
+  Source s = open_source<T>(path, dataset, 2, 3, " (a batch is 3-D (count, rows, cols) or 2-D (count, n))", info);
+  try {
+    if (s.shape.size() == 2) {  // (count, n): count vectors, already contiguous
+      Batch<T> b(s.shape[0], s.shape[1], 1);
+      read_into(s, path, dataset, b.data());
+      return b;
+    }
+    const index_t count = s.shape[0], rows = s.shape[1], cols = s.shape[2];
+    Batch<T> b(count, rows, cols);
+    std::vector<T> tmp(std::size_t(s.count));
+    read_into(s, path, dataset, tmp.data());
+    for (index_t k = 0; k < count; ++k) {
+      using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      b[k] = Eigen::Map<const RowMajor>(tmp.data() + k * rows * cols, rows, cols);
+    }
+    return b;
+  } catch (const std::bad_alloc&) {
+    no_memory(path, dataset, s);
+  }
+}
+
+template Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic> read_matrix<float>(const std::string&,
+                                                                                 const std::string&, ReadInfo*);
+template Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic> read_matrix<double>(const std::string&,
+                                                                                   const std::string&, ReadInfo*);
+template Batch<float> read_batch<float>(const std::string&, const std::string&, ReadInfo*);
+template Batch<double> read_batch<double>(const std::string&, const std::string&, ReadInfo*);
+
+}  // namespace dla::io
