@@ -1,0 +1,140 @@
+// Triangular solve with many right-hand sides (BLAS trsm) on device buffers.
+//
+// Recursive blocking over the triangle's order k: a triangle of order <= NB
+// (64 in float, 32 in double) is solved by trsm_leaf_kernel (one thread per
+// right-hand-side vector, the triangle in shared memory); a larger one is split
+// into halves (the split a multiple of NB), the first half solved, the
+// coupling block applied through dla's GEMM (large k at the top levels, where
+// almost all the flops are), then the second half solved.
+#include <algorithm>
+
+#include "dla/core/cuda_check.hpp"
+#include "dla/gemm/gemm_cuda.hpp"
+#include "dla/solvers/trsm_cuda.hpp"
+#include "trsm_kernels.cuh"
+
+namespace dla::cuda {
+namespace {
+
+template <class T>
+int gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, const T* A,
+           index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  if constexpr (std::is_same_v<T, float>)
+    return sgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  else
+    return dgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class T>
+constexpr int leaf_nb() { return std::is_same_v<T, float> ? 64 : 32; }
+
+template <class T>
+struct Trsm {
+  stream_t s;
+  Side side;
+  Op opA;
+  Diag diag;
+  bool lower_op;  // op(A) is lower triangular
+  index_t m, n;
+  const T* A;
+  index_t lda;
+  T* B;
+  index_t ldb;
+
+  // Block (i0, j0) of op(A), to pass to GEMM with opA.
+  const T* opa_block(index_t i0, index_t j0) const {
+    return opA == Op::N ? A + i0 + j0 * lda : A + j0 + i0 * lda;
+  }
+
+  void leaf(index_t off, index_t k, T alpha) const {
+    constexpr int NB = leaf_nb<T>();
+    const bool left = side == Side::Left;
+    const bool trans = left ? opA == Op::T : opA == Op::N;
+    // M = op(A) (left) or op(A)^T (right); lower iff uplo lower XOR trans. In
+    // terms of op(A): left keeps its shape, right flips it.
+    const bool m_lower = left ? lower_op : !lower_op;
+    const index_t nvec = left ? n : m;
+    T* b = left ? B + off : B + off * ldb;
+    const index_t es = left ? 1 : ldb, vs = left ? ldb : 1;
+    if (nvec == 0) return;
+    const unsigned blocks = unsigned((nvec + 127) / 128);
+    detail::trsm_leaf_kernel<T, NB><<<blocks, 128, 0, s>>>(A + off + off * lda, lda, int(k), trans,
+                                                           m_lower, diag == Diag::Unit, b, es, vs,
+                                                           nvec, alpha);
+    DLA_CUDA_CHECK_LAUNCH();
+  }
+
+  void rec(index_t off, index_t k, T alpha) const {
+    constexpr int NB = leaf_nb<T>();
+    if (k <= NB) return leaf(off, k, alpha);
+    const index_t k1 = std::max<index_t>(NB, (k / 2 + NB / 2) / NB * NB);
+    const index_t k2 = k - k1;
+    const index_t a = off, b = off + k1;  // first and second half offsets
+    if (side == Side::Left) {
+      if (lower_op) {
+        rec(a, k1, alpha);
+        gemm_t<T>(s, opA, Op::N, k2, n, k1, T(-1), opa_block(b, a), lda, B + a, ldb, alpha, B + b,
+                  ldb);
+        rec(b, k2, T(1));
+      } else {
+        rec(b, k2, alpha);
+        gemm_t<T>(s, opA, Op::N, k1, n, k2, T(-1), opa_block(a, b), lda, B + b, ldb, alpha, B + a,
+                  ldb);
+        rec(a, k1, T(1));
+      }
+    } else {
+      if (lower_op) {
+        rec(b, k2, alpha);
+        gemm_t<T>(s, Op::N, opA, m, k1, k2, T(-1), B + b * ldb, ldb, opa_block(b, a), lda, alpha,
+                  B + a * ldb, ldb);
+        rec(a, k1, T(1));
+      } else {
+        rec(a, k1, alpha);
+        gemm_t<T>(s, Op::N, opA, m, k2, k1, T(-1), B + a * ldb, ldb, opa_block(a, b), lda, alpha,
+                  B + b * ldb, ldb);
+        rec(b, k2, T(1));
+      }
+    }
+  }
+};
+
+template <class T>
+int trsm_impl(stream_t stream, Side side, Uplo uplo, Op opA, Diag diag, index_t m, index_t n,
+              T alpha, const T* A, index_t lda, T* B, index_t ldb) {
+  if (side != Side::Left && side != Side::Right) return -1;
+  if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -2;
+  if (opA != Op::N && opA != Op::T) return -3;
+  if (diag != Diag::Unit && diag != Diag::NonUnit) return -4;
+  if (m < 0) return -5;
+  if (n < 0) return -6;
+  const index_t k = side == Side::Left ? m : n;
+  if (A == nullptr && k > 0 && alpha != T(0)) return -8;
+  if (lda < std::max<index_t>(1, k)) return -9;
+  if (B == nullptr && m > 0 && n > 0) return -10;
+  if (ldb < std::max<index_t>(1, m)) return -11;
+  if (m == 0 || n == 0) return 0;
+  if (alpha == T(0)) {  // BLAS: B = 0 without reading A
+    const index_t total = m * n;
+    const unsigned blocks = unsigned(std::min<index_t>((total + 255) / 256, 65535));
+    detail::scale_matrix_kernel<T><<<blocks, 256, 0, stream>>>(B, ldb, m, n, T(0));
+    DLA_CUDA_CHECK_LAUNCH();
+    return 0;
+  }
+  const bool lower_op = (uplo == Uplo::Lower) == (opA == Op::N);
+  Trsm<T> t{stream, side, opA, diag, lower_op, m, n, A, lda, B, ldb};
+  t.rec(0, k, alpha);
+  return 0;
+}
+
+}  // namespace
+
+int strsm(stream_t stream, Side side, Uplo uplo, Op opA, Diag diag, index_t m, index_t n,
+          float alpha, const float* A, index_t lda, float* B, index_t ldb) {
+  return trsm_impl<float>(stream, side, uplo, opA, diag, m, n, alpha, A, lda, B, ldb);
+}
+int dtrsm(stream_t stream, Side side, Uplo uplo, Op opA, Diag diag, index_t m, index_t n,
+          double alpha, const double* A, index_t lda, double* B, index_t ldb) {
+  return trsm_impl<double>(stream, side, uplo, opA, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+}  // namespace dla::cuda

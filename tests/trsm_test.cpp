@@ -1,0 +1,270 @@
+// Triangular solves: all 16 (side, uplo, op, diag) combinations against a
+// float64 reference, host path (dla::triangular_solve on the Host backend) and
+// device path (dla::cuda::strsm/dtrsm with odd leading dimensions and NaN in
+// every element the routine must not read or write).
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dla/core/context.hpp"
+#include "dla/core/device_matrix.hpp"
+#include "dla/core/error.hpp"
+#include "dla/solvers/trsm.hpp"
+#include "dla/solvers/trsm_cuda.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using dla::Diag;
+using dla::index_t;
+using dla::Op;
+using dla::Side;
+using dla::Uplo;
+using MatD = Eigen::MatrixXd;
+
+struct Combo {
+  Side side;
+  Uplo uplo;
+  Op op;
+  Diag diag;
+  std::string name() const {
+    return std::string(1, char(side)) + char(uplo) + char(op) + char(diag);
+  }
+};
+
+std::vector<Combo> all_combos() {
+  std::vector<Combo> c;
+  for (Side s : {Side::Left, Side::Right})
+    for (Uplo u : {Uplo::Lower, Uplo::Upper})
+      for (Op o : {Op::N, Op::T})
+        for (Diag d : {Diag::NonUnit, Diag::Unit}) c.push_back({s, u, o, d});
+  return c;
+}
+
+// A k x k matrix whose `uplo` triangle is well conditioned (strictly diagonally
+// dominant, also with a unit diagonal); the other triangle is NaN, and with
+// Diag::Unit so is the diagonal: none of it may be read.
+MatD make_triangle(index_t k, Uplo uplo, Diag diag, std::uint64_t seed) {
+  MatD A = dla::test::random_matrix<double>(k, k, seed);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (index_t j = 0; j < k; ++j)
+    for (index_t i = 0; i < k; ++i) {
+      const bool in = uplo == Uplo::Lower ? i > j : i < j;
+      if (i == j) A(i, j) = diag == Diag::Unit ? nan : (1.5 + 0.5 * A(i, j)) * (A(i, j) < 0 ? -1 : 1);
+      else if (in) A(i, j) = A(i, j) / double(k);
+      else A(i, j) = nan;
+    }
+  return A;
+}
+
+// Dense op(A) with the NaN parts replaced by their meaning (0, unit diagonal).
+MatD dense_op(const MatD& A, Uplo uplo, Op op, Diag diag) {
+  const index_t k = A.rows();
+  MatD T = MatD::Zero(k, k);
+  for (index_t j = 0; j < k; ++j)
+    for (index_t i = 0; i < k; ++i) {
+      const bool in = uplo == Uplo::Lower ? i > j : i < j;
+      if (i == j) T(i, j) = diag == Diag::Unit ? 1.0 : A(i, j);
+      else if (in) T(i, j) = A(i, j);
+    }
+  return op == Op::N ? T : MatD(T.transpose());
+}
+
+MatD reference(const Combo& c, double alpha, const MatD& A, const MatD& B) {
+  const MatD opA = dense_op(A, c.uplo, c.op, c.diag);
+  if (c.side == Side::Left) return opA.partialPivLu().solve(alpha * B);
+  return opA.transpose().partialPivLu().solve(alpha * B.transpose()).transpose();
+}
+
+template <class T>
+double tolerance(index_t k) {
+  return 20.0 * double(std::max<index_t>(k, 8)) * double(std::numeric_limits<T>::epsilon());
+}
+
+template <class T>
+double rel_err(const dla::Matrix<T>& X, const MatD& ref) {
+  if (X.array().isNaN().any()) return std::numeric_limits<double>::infinity();
+  const double nr = ref.norm();
+  return (X.template cast<double>() - ref).norm() / (nr > 0 ? nr : 1.0);
+}
+
+template <class T>
+void host_case(const Combo& c, index_t m, index_t n, double alpha, std::uint64_t seed) {
+  const index_t k = c.side == Side::Left ? m : n;
+  const MatD A = make_triangle(k, c.uplo, c.diag, seed);
+  const MatD B = dla::test::random_matrix<double>(m, n, seed + 1);
+  const MatD ref = reference(c, alpha, A, B);
+  const dla::Matrix<T> Af = A.cast<T>();
+  dla::Matrix<T> X = B.cast<T>();
+  dla::triangular_solve<T>(dla::Context::host(), c.side, c.uplo, c.op, c.diag, T(alpha), Af, X);
+  EXPECT_LE(rel_err<T>(X, ref), tolerance<T>(k)) << c.name() << " m=" << m << " n=" << n;
+}
+
+const index_t kSizes[] = {1, 17, 127, 128, 129, 1000};
+
+TEST(TrsmHost, AllCombosFloat) {
+  std::uint64_t seed = 1;
+  for (const Combo& c : all_combos())
+    for (index_t k : kSizes) {
+      const index_t other = k == 1000 ? 37 : 53;
+      if (c.side == Side::Left) host_case<float>(c, k, other, 0.75, seed++);
+      else host_case<float>(c, other, k, 0.75, seed++);
+    }
+}
+
+TEST(TrsmHost, AllCombosDouble) {
+  std::uint64_t seed = 100;
+  for (const Combo& c : all_combos())
+    for (index_t k : kSizes) {
+      if (c.side == Side::Left) host_case<double>(c, k, 29, -1.25, seed++);
+      else host_case<double>(c, 29, k, -1.25, seed++);
+    }
+}
+
+TEST(TrsmHost, AlphaZeroGivesZero) {
+  dla::Matrix<float> A = dla::Matrix<float>::Constant(5, 5, std::nanf(""));
+  dla::Matrix<float> B = dla::test::random_matrix<float>(5, 3, 7);
+  dla::triangular_solve<float>(dla::Context::host(), Side::Left, Uplo::Lower, Op::N,
+                               Diag::NonUnit, 0.0f, A, B);
+  EXPECT_EQ(B.cwiseAbs().maxCoeff(), 0.0f);
+}
+
+TEST(TrsmHost, ShapeMismatchThrows) {
+  dla::Matrix<double> A = dla::Matrix<double>::Identity(4, 4);
+  dla::Matrix<double> B(5, 3);
+  EXPECT_THROW(dla::triangular_solve<double>(dla::Context::host(), Side::Left, Uplo::Lower, Op::N,
+                                             Diag::NonUnit, 1.0, A, B),
+               dla::DimensionMismatch);
+  dla::Matrix<double> Ans(4, 3);
+  dla::Matrix<double> B2(4, 3);
+  EXPECT_THROW(dla::triangular_solve<double>(dla::Context::host(), Side::Right, Uplo::Lower,
+                                             Op::N, Diag::NonUnit, 1.0, Ans, B2),
+               dla::DimensionMismatch);
+}
+
+// ---- device path ----------------------------------------------------------
+
+template <class T>
+int dev_trsm(dla::stream_t s, const Combo& c, index_t m, index_t n, T alpha, const T* A,
+             index_t lda, T* B, index_t ldb) {
+  if constexpr (std::is_same_v<T, float>)
+    return dla::cuda::strsm(s, c.side, c.uplo, c.op, c.diag, m, n, alpha, A, lda, B, ldb);
+  else
+    return dla::cuda::dtrsm(s, c.side, c.uplo, c.op, c.diag, m, n, alpha, A, lda, B, ldb);
+}
+
+// Packs M into a buffer with leading dimension ld, padding NaN.
+template <class T>
+std::vector<T> pack(const MatD& M, index_t ld) {
+  std::vector<T> v(std::size_t(ld * std::max<index_t>(M.cols(), 1)),
+                   std::numeric_limits<T>::quiet_NaN());
+  for (index_t j = 0; j < M.cols(); ++j)
+    for (index_t i = 0; i < M.rows(); ++i) v[std::size_t(i + j * ld)] = T(M(i, j));
+  return v;
+}
+
+template <class T>
+void device_case(const Combo& c, index_t m, index_t n, double alpha, std::uint64_t seed) {
+  const index_t k = c.side == Side::Left ? m : n;
+  const MatD A = make_triangle(k, c.uplo, c.diag, seed);
+  const MatD B = dla::test::random_matrix<double>(m, n, seed + 1);
+  const MatD ref = reference(c, alpha, A, B);
+  const index_t lda = k + 3, ldb = m + 5;  // odd padding, poisoned
+  const std::vector<T> hA = pack<T>(A, lda);
+  std::vector<T> hB = pack<T>(B, ldb);
+  dla::Context ctx(dla::Backend::Cuda);
+  // Offset by one element: the device routine must not assume aligned pointers.
+  dla::DeviceBuffer<T> dA(index_t(hA.size()) + 1), dB(index_t(hB.size()) + 1);
+  dla::detail::copy_2d(dA.data() + 1, 1, hA.data(), 1, index_t(hA.size()), 1, sizeof(T),
+                       dla::detail::kHostToDevice, ctx.stream());
+  dla::detail::copy_2d(dB.data() + 1, 1, hB.data(), 1, index_t(hB.size()), 1, sizeof(T),
+                       dla::detail::kHostToDevice, ctx.stream());
+  ASSERT_EQ(dev_trsm<T>(ctx.stream(), c, m, n, T(alpha), dA.data() + 1, lda, dB.data() + 1, ldb),
+            0);
+  dla::detail::copy_2d(hB.data(), 1, dB.data() + 1, 1, index_t(hB.size()), 1, sizeof(T),
+                       dla::detail::kDeviceToHost, ctx.stream());
+  ctx.synchronize();
+  dla::Matrix<T> X(m, n);
+  bool padding_ok = true;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < ldb; ++i) {
+      const T v = hB[std::size_t(i + j * ldb)];
+      if (i < m) X(i, j) = v;
+      else if (!std::isnan(v)) padding_ok = false;
+    }
+  EXPECT_TRUE(padding_ok) << c.name() << ": padding of B was written";
+  EXPECT_LE(rel_err<T>(X, ref), tolerance<T>(k)) << c.name() << " m=" << m << " n=" << n;
+}
+
+TEST(TrsmDevice, AllCombosFloat) {
+  DLA_REQUIRE_GPU();
+  std::uint64_t seed = 1000;
+  for (const Combo& c : all_combos())
+    for (index_t k : kSizes)
+      for (index_t other : {index_t(1), index_t(67), index_t(300)}) {
+        if (c.side == Side::Left) device_case<float>(c, k, other, 0.75, seed++);
+        else device_case<float>(c, other, k, 0.75, seed++);
+      }
+}
+
+TEST(TrsmDevice, AllCombosDouble) {
+  DLA_REQUIRE_GPU();
+  std::uint64_t seed = 2000;
+  for (const Combo& c : all_combos())
+    for (index_t k : kSizes)
+      for (index_t other : {index_t(1), index_t(67)}) {
+        if (c.side == Side::Left) device_case<double>(c, k, other, -1.25, seed++);
+        else device_case<double>(c, other, k, -1.25, seed++);
+      }
+}
+
+// The shapes LU and Cholesky use: a wide panel solve, a tall right solve, and
+// full solves with many right-hand sides.
+TEST(TrsmDevice, FactorizationShapes) {
+  DLA_REQUIRE_GPU();
+  device_case<float>({Side::Left, Uplo::Lower, Op::N, Diag::Unit}, 256, 3000, 1.0, 11);
+  device_case<float>({Side::Left, Uplo::Lower, Op::N, Diag::Unit}, 384, 1001, 1.0, 12);
+  device_case<float>({Side::Right, Uplo::Lower, Op::T, Diag::NonUnit}, 3001, 256, 1.0, 13);
+  device_case<float>({Side::Right, Uplo::Lower, Op::T, Diag::NonUnit}, 2000, 200, 1.0, 14);
+  for (index_t nrhs : {index_t(1), index_t(3), index_t(1000)}) {
+    device_case<float>({Side::Left, Uplo::Lower, Op::N, Diag::Unit}, 2000, nrhs, 1.0, 15);
+    device_case<float>({Side::Left, Uplo::Upper, Op::N, Diag::NonUnit}, 2000, nrhs, 1.0, 16);
+    device_case<float>({Side::Left, Uplo::Lower, Op::T, Diag::NonUnit}, 2000, nrhs, 1.0, 17);
+    device_case<double>({Side::Left, Uplo::Lower, Op::N, Diag::NonUnit}, 1500, nrhs, 1.0, 18);
+  }
+}
+
+TEST(TrsmDevice, HighLevelMatchesHost) {
+  DLA_REQUIRE_GPU();
+  const Combo c{Side::Right, Uplo::Upper, Op::T, Diag::NonUnit};
+  const MatD A = make_triangle(300, c.uplo, c.diag, 77);
+  const dla::Matrix<float> Af = A.cast<float>();
+  const dla::Matrix<float> B = dla::test::random_matrix<float>(129, 300, 78);
+  dla::Matrix<float> Xh = B, Xd = B;
+  dla::triangular_solve<float>(dla::Context::host(), c.side, c.uplo, c.op, c.diag, 2.0f, Af, Xh);
+  dla::triangular_solve<float>(dla::Context(dla::Backend::Cuda), c.side, c.uplo, c.op, c.diag,
+                               2.0f, Af, Xd);
+  EXPECT_LE(rel_err<float>(Xd, Xh.cast<double>()), tolerance<float>(300));
+}
+
+TEST(TrsmDevice, ArgumentErrorsAndEmpty) {
+  DLA_REQUIRE_GPU();
+  dla::Context ctx(dla::Backend::Cuda);
+  dla::DeviceBuffer<float> a(16), b(16);
+  const Combo c{Side::Left, Uplo::Lower, Op::N, Diag::NonUnit};
+  EXPECT_EQ(dev_trsm<float>(ctx.stream(), c, -1, 2, 1.0f, a.data(), 4, b.data(), 4), -5);
+  EXPECT_EQ(dev_trsm<float>(ctx.stream(), c, 2, -1, 1.0f, a.data(), 4, b.data(), 4), -6);
+  EXPECT_EQ(dev_trsm<float>(ctx.stream(), c, 4, 2, 1.0f, a.data(), 3, b.data(), 4), -9);
+  EXPECT_EQ(dev_trsm<float>(ctx.stream(), c, 4, 2, 1.0f, a.data(), 4, b.data(), 3), -11);
+  const Combo r{Side::Right, Uplo::Lower, Op::N, Diag::NonUnit};
+  EXPECT_EQ(dev_trsm<float>(ctx.stream(), r, 2, 4, 1.0f, a.data(), 3, b.data(), 2), -9);
+  EXPECT_EQ(dev_trsm<float>(ctx.stream(), c, 0, 5, 1.0f, nullptr, 1, nullptr, 1), 0);
+  EXPECT_EQ(dev_trsm<float>(ctx.stream(), c, 3, 0, 1.0f, nullptr, 3, nullptr, 3), 0);
+  ctx.synchronize();
+}
+
+}  // namespace
