@@ -31,4 +31,12 @@ int sgemm_variant(const std::string& variant, stream_t stream, Op opA, Op opB, i
                   index_t n, index_t k, float alpha, const float* A, index_t lda, const float* B,
                   index_t ldb, float beta, float* C, index_t ldc);
 
+// What "auto" runs for this shape on the current device, e.g.
+// "tuned_128x128x16_s3" or "tuned_128x128x16_s3 split_k=33" (for benchmarks
+// and docs). Deep-K shapes with few output tiles use split-K: C is first
+// scaled by beta (zeroed when beta == 0, never read), then every K slice adds
+// alpha * its partial product with atomicAdd, so the summation order (and
+// the last bits of the result) can vary between runs.
+std::string sgemm_auto_choice(index_t m, index_t n, index_t k);
+
 }  // namespace dla::cuda

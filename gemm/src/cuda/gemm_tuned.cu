@@ -1,0 +1,279 @@
+// The tuned SGEMM that dispatch uses: 256 threads (8 warps), warp tiling,
+// a STAGES-deep cp.async pipeline, float4 shared-memory reads, swizzled
+// block order for L2 reuse, optional split-K. Templated on the tile config;
+// every instantiation is a named variant ("tuned_<BM>x<BN>x<BK>_s<STAGES>").
+//
+// Shared layout: both operands k-major, As[stage][BK][BM+4], Bs[stage][BK][BN+4].
+// The operand that is contiguous along m (A, op N) or n (B, op T) is copied
+// with 16-byte cp.async when the tile is full, the pointer 16-byte aligned
+// and ld % 4 == 0; everything else (the k-contiguous operand, i.e. B in NN,
+// A in TN/TT; edge tiles; unaligned sub-matrices) uses 4-byte cp.async with
+// zero fill, which transposes into the k-major layout on the fly.
+#include <cstdio>
+
+#include "gemm_kernels.cuh"
+
+namespace dla::cuda::detail {
+namespace {
+
+constexpr int kPad = 4;
+
+__device__ __forceinline__ void cp_async16(float* smem, const float* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async4(float* smem, const float* gmem, bool pred) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const int n = pred ? 4 : 0;  // 0: zero-fill, nothing read
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(n));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Copies the BK x BO tile (o0.., p0..) of operand X into S[p][o] (row length
+// BO + kPad). Element (o, p) is X[p + o*ld] when kcontig, else X[o + p*ld];
+// out-of-range elements (o >= O or p >= K) become zero.
+template <int BO, int BK, int NT>
+__device__ __forceinline__ void load_tile(float* S, const float* X, index_t ld, bool kcontig,
+                                          bool vec, index_t o0, index_t p0, index_t O, index_t K,
+                                          int t) {
+  constexpr int LD = BO + kPad;
+  if (!kcontig) {
+    if (vec && o0 + BO <= O && p0 + BK <= K) {
+      constexpr int kVecs = BK * BO / 4;
+#pragma unroll
+      for (int it = 0; it < (kVecs + NT - 1) / NT; ++it) {
+        const int v = t + it * NT;
+        if (kVecs % NT != 0 && v >= kVecs) break;
+        const int o = 4 * (v % (BO / 4)), p = v / (BO / 4);
+        cp_async16(S + p * LD + o, X + (o0 + o) + (p0 + p) * ld);
+      }
+    } else {
+#pragma unroll 1
+      for (int e = t; e < BK * BO; e += NT) {
+        const int o = e % BO, p = e / BO;
+        const bool in = o0 + o < O && p0 + p < K;
+        cp_async4(S + p * LD + o, in ? X + (o0 + o) + (p0 + p) * ld : X, in);
+      }
+    }
+  } else {
+#pragma unroll 1
+    for (int e = t; e < BK * BO; e += NT) {
+      const int p = e % BK, o = e / BK;
+      const bool in = o0 + o < O && p0 + p < K;
+      cp_async4(S + p * LD + o, in ? X + (p0 + p) + (o0 + o) * ld : X, in);
+    }
+  }
+}
+
+// WARPS_M x WARPS_N warps; each warp TR x TC threads (TR*TC == 32); each
+// thread TM x TN outputs as (TM/4) x (TN/4) subtiles of 4x4, subtile rows
+// strided by TR*4 so a warp's float4 shared reads are contiguous.
+template <int WARPS_M, int WARPS_N, int TR, int TC, int TM, int TN, int BK, int STAGES, int MINB>
+struct Tuned {
+  static_assert(TR * TC == 32 && TM % 4 == 0 && TN % 4 == 0);
+  static constexpr int NT = WARPS_M * WARPS_N * 32;
+  static constexpr int WM = TR * TM, WN = TC * TN;
+  static constexpr int BM = WARPS_M * WM, BN = WARPS_N * WN;
+  static constexpr int LDA = BM + kPad, LDB = BN + kPad;
+  static constexpr int kSmemBytes = STAGES * BK * (LDA + LDB) * int(sizeof(float));
+  static constexpr int kGroup = 8;  // tile rows per rasterization group
+  static constexpr int MINB_ = MINB;
+  static constexpr int BK_ = BK, STAGES_ = STAGES, TR_ = TR, TC_ = TC, TM_ = TM, TN_ = TN;
+  static constexpr int WARPS_M_ = WARPS_M;
+
+  static void launch(stream_t s, const GemmArgs<float>& g, int split_k);
+};
+
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::NT, Cfg::MINB_)
+  tuned_kernel(GemmArgs<float> g, int tiles_m, int tiles_n, index_t k_per_split, bool vecA,
+           bool vecB, bool vecC, bool atomic) {
+constexpr int NT = Cfg::NT, WM = Cfg::WM, WN = Cfg::WN, BM = Cfg::BM, BN = Cfg::BN;
+constexpr int LDA = Cfg::LDA, LDB = Cfg::LDB, kGroup = Cfg::kGroup, BK = Cfg::BK_;
+constexpr int STAGES = Cfg::STAGES_, TR = Cfg::TR_, TC = Cfg::TC_, TM = Cfg::TM_, TN = Cfg::TN_;
+constexpr int WARPS_M = Cfg::WARPS_M_;
+  extern __shared__ float4 smem4[];
+  float* As = reinterpret_cast<float*>(smem4);
+  float* Bs = As + STAGES * BK * LDA;
+  const int t = threadIdx.x;
+
+  // Swizzled block order: groups of kGroup tile rows walk across n together.
+  const int bid = blockIdx.x;
+  const int per_group = kGroup * tiles_n;
+  const int first_m = (bid / per_group) * kGroup;
+  const int gm = min(tiles_m - first_m, kGroup);
+  const int tile_m = first_m + (bid % per_group) % gm;
+  const int tile_n = (bid % per_group) / gm;
+  const index_t i0 = index_t(tile_m) * BM, j0 = index_t(tile_n) * BN;
+
+  const index_t kbeg = blockIdx.y * k_per_split;
+  const index_t kend = min(g.k, kbeg + k_per_split);
+  const index_t ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+
+  const int warp = t / 32, lane = t % 32;
+  const int wm = warp % WARPS_M, wn = warp / WARPS_M;
+  const int tr = lane % TR, tc = lane / TR;
+  const int row0 = wm * WM + tr * 4, col0 = wn * WN + tc * 4;
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int r = 0; r < TM; ++r)
+#pragma unroll
+    for (int c = 0; c < TN; ++c) acc[r][c] = 0.f;
+
+  auto load_stage = [&](int stage, index_t p0) {
+    load_tile<BM, BK, NT>(As + stage * BK * LDA, g.A, g.lda, g.ta, vecA, i0, p0, g.m, kend, t);
+    load_tile<BN, BK, NT>(Bs + stage * BK * LDB, g.B, g.ldb, !g.tb, vecB, j0, p0, g.n, kend, t);
+  };
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < ktiles) load_stage(s, kbeg + index_t(s) * BK);
+    cp_async_commit();
+  }
+  int st = 0, wst = STAGES - 1;  // stage to compute, stage to fill
+  for (index_t kt = 0; kt < ktiles; ++kt) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    const index_t nk = kt + STAGES - 1;
+    if (nk < ktiles) load_stage(wst, kbeg + nk * BK);
+    cp_async_commit();
+    wst = wst + 1 == STAGES ? 0 : wst + 1;
+    const float* as = As + st * BK * LDA + row0;
+    const float* bs = Bs + st * BK * LDB + col0;
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      float a[TM], b[TN];
+#pragma unroll
+      for (int x = 0; x < TM / 4; ++x)
+        *reinterpret_cast<float4*>(a + 4 * x) =
+            *reinterpret_cast<const float4*>(as + kk * LDA + x * TR * 4);
+#pragma unroll
+      for (int y = 0; y < TN / 4; ++y)
+        *reinterpret_cast<float4*>(b + 4 * y) =
+            *reinterpret_cast<const float4*>(bs + kk * LDB + y * TC * 4);
+#pragma unroll
+      for (int r = 0; r < TM; ++r)
+#pragma unroll
+        for (int c = 0; c < TN; ++c) acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
+    }
+    st = st + 1 == STAGES ? 0 : st + 1;
+  }
+  cp_async_wait<0>();
+
+  // Epilogue: C = alpha*acc + beta*C, or atomic accumulation (split-K, C
+  // already scaled by beta).
+#pragma unroll
+  for (int x = 0; x < TM / 4; ++x) {
+    const index_t i = i0 + row0 + x * TR * 4;
+#pragma unroll
+    for (int c = 0; c < TN; ++c) {
+      const index_t j = j0 + col0 + (c / 4) * TC * 4 + c % 4;
+      if (j >= g.n || i >= g.m) continue;
+      float* cp = g.C + i + j * g.ldc;
+      if (atomic) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          if (i + r < g.m) atomicAdd(cp + r, g.alpha * acc[4 * x + r][c]);
+      } else if (vecC && i + 3 < g.m) {
+        float4 v = make_float4(g.alpha * acc[4 * x][c], g.alpha * acc[4 * x + 1][c],
+                               g.alpha * acc[4 * x + 2][c], g.alpha * acc[4 * x + 3][c]);
+        if (g.beta != 0.f) {
+          const float4 o = *reinterpret_cast<const float4*>(cp);
+          v.x += g.beta * o.x; v.y += g.beta * o.y; v.z += g.beta * o.z; v.w += g.beta * o.w;
+        }
+        *reinterpret_cast<float4*>(cp) = v;
+      } else {
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          if (i + r < g.m)
+            cp[r] = g.beta == 0.f ? g.alpha * acc[4 * x + r][c]
+                                  : g.alpha * acc[4 * x + r][c] + g.beta * cp[r];
+      }
+    }
+  }
+}
+
+
+template <int WARPS_M, int WARPS_N, int TR, int TC, int TM, int TN, int BK, int STAGES, int MINB>
+void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::launch(stream_t s,
+  const GemmArgs<float>& g, int split_k) {
+  auto kernel = tuned_kernel<Tuned>;
+  static_assert(kSmemBytes <= 227 * 1024);
+  // Opt in to > 48 KB dynamic shared memory once per device.
+  static unsigned long long done = 0;
+  int dev = 0;
+  DLA_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 64 && !(done & (1ull << dev))) {
+    DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        kSmemBytes));
+    done |= 1ull << dev;
+  } else if (dev >= 64) {
+    DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        kSmemBytes));
+  }
+  const index_t tm = (g.m + BM - 1) / BM, tn = (g.n + BN - 1) / BN;
+  if (split_k < 1) split_k = 1;
+  index_t kps = (g.k + split_k - 1) / split_k;
+  kps = (kps + BK - 1) / BK * BK;
+  const index_t splits = (g.k + kps - 1) / kps;
+  const bool atomic = splits > 1;
+  if (atomic) scale_c<float>(s, g.m, g.n, g.beta, g.C, g.ldc);
+  const bool vecA = g.lda % 4 == 0 && aligned16(g.A);
+  const bool vecB = g.ldb % 4 == 0 && aligned16(g.B);
+  const bool vecC = g.ldc % 4 == 0 && aligned16(g.C);
+  const dim3 grid(unsigned(tm * tn), unsigned(splits));
+  kernel<<<grid, NT, kSmemBytes, s>>>(g, int(tm), int(tn), kps, vecA, vecB, vecC, atomic);
+  DLA_CUDA_CHECK_LAUNCH();
+}
+
+
+template <class Cfg>
+TunedConfig make(const char* name) {
+  return {name, Cfg::BM, Cfg::BN, Cfg::BK_, Cfg::STAGES_, &Cfg::launch};
+}
+
+}  // namespace
+
+const std::vector<TunedConfig>& tuned_configs() {
+  //                 WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB
+  using T128x128x16s3 = Tuned<2, 4, 8, 4, 8, 8, 16, 3, 2>;
+  using T128x128x16s4 = Tuned<2, 4, 8, 4, 8, 8, 16, 4, 2>;
+  using T128x128x16s3o1 = Tuned<2, 4, 8, 4, 8, 8, 16, 3, 1>;
+  using T128x128x8s4 = Tuned<2, 4, 8, 4, 8, 8, 8, 4, 2>;
+  using T128x256x16s3 = Tuned<2, 4, 8, 4, 8, 16, 16, 3, 1>;
+  using T128x256x8s4 = Tuned<2, 4, 8, 4, 8, 16, 8, 4, 1>;
+  using T256x128x16s3 = Tuned<4, 2, 8, 4, 8, 16, 16, 3, 1>;
+  using T256x128x8s4 = Tuned<4, 2, 8, 4, 8, 16, 8, 4, 1>;
+  using T128x64x16s4 = Tuned<2, 4, 8, 4, 8, 4, 16, 4, 2>;
+  using T64x64x16s4 = Tuned<2, 4, 8, 4, 4, 4, 16, 4, 2>;
+  static const std::vector<TunedConfig> v = [] {
+    std::vector<TunedConfig> c = {
+        make<T128x128x16s3>("tuned_128x128x16_s3"), make<T128x128x16s4>("tuned_128x128x16_s4"),
+        make<T128x128x16s3o1>("tuned_128x128x16_s3_occ1"),
+        make<T128x128x8s4>("tuned_128x128x8_s4"),   make<T128x256x16s3>("tuned_128x256x16_s3"),
+        make<T128x256x8s4>("tuned_128x256x8_s4"),   make<T256x128x16s3>("tuned_256x128x16_s3"),
+        make<T256x128x8s4>("tuned_256x128x8_s4"),   make<T128x64x16s4>("tuned_128x64x16_s4"),
+        make<T64x64x16s4>("tuned_64x64x16_s4")};
+    return c;
+  }();
+  return v;
+}
+
+int default_split_k(const TunedConfig& c, index_t m, index_t n, index_t k) {
+  const index_t tiles = ((m + c.bm - 1) / c.bm) * ((n + c.bn - 1) / c.bn);
+  const index_t sms = device_limits().sm_count;
+  if (tiles >= sms || k < 2048) return 1;
+  // Enough slices to give every SM about two blocks, each slice >= 512 deep.
+  index_t s = (2 * sms + tiles - 1) / tiles;
+  s = std::min<index_t>(s, k / 512);
+  s = std::min<index_t>(s, 128);
+  return int(std::max<index_t>(s, 1));
+}
+
+}  // namespace dla::cuda::detail
