@@ -1,0 +1,304 @@
+// io: round trips through HDF5 files (both precisions, odd shapes, batches,
+// attributes, gzip), overwrite rules and transactional writes.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "io_test_util.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using namespace dla::test::io;
+using dla::test::Mat;
+using dla::test::random_matrix;
+
+template <class T>
+class IoRoundTrip : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(IoRoundTrip, Precisions);
+
+const char* disk_name(float) { return "float32"; }
+const char* disk_name(double) { return "float64"; }
+
+TYPED_TEST(IoRoundTrip, OddShapesExact) {
+  using T = TypeParam;
+  const fs::path dir = fresh_dir("shapes");
+  const std::vector<std::pair<int, int>> shapes = {{1, 1}, {1, 7}, {9, 1}, {3, 1000}, {17, 13}, {1000, 3}};
+  const std::string file = (dir / "m.h5").string();
+  std::vector<Mat<T>> ms;
+  {
+    dla::io::FileWriter w(file);
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+      ms.push_back(random_matrix<T>(shapes[k].first, shapes[k].second, 100 + k));
+      w.write_matrix<T>("m" + std::to_string(k), ms.back());
+    }
+    w.commit();
+  }
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    dla::io::ReadInfo info;
+    info.rank = -1;
+    const Mat<T> r = dla::io::read_matrix<T>(file, "m" + std::to_string(k), &info);
+    ASSERT_EQ(r.rows(), shapes[k].first);
+    ASSERT_EQ(r.cols(), shapes[k].second);
+    EXPECT_TRUE(r == ms[k]) << "shape " << shapes[k].first << "x" << shapes[k].second;
+    EXPECT_EQ(info.rank, 2);
+    EXPECT_EQ(info.disk_type, disk_name(T{}));
+    EXPECT_FALSE(info.narrowed);
+  }
+  // list_datasets reports the C-order shape (rows, cols).
+  const auto list = dla::io::list_datasets(file);
+  ASSERT_EQ(list.size(), shapes.size());
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    EXPECT_EQ(list[k].name, "m" + std::to_string(k));
+    EXPECT_EQ(list[k].shape, (std::vector<dla::index_t>{shapes[k].first, shapes[k].second}));
+    EXPECT_EQ(list[k].type, disk_name(T{}));
+  }
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"m.h5"});  // no temporary left
+}
+
+TYPED_TEST(IoRoundTrip, VectorKeepsRank) {
+  using T = TypeParam;
+  const fs::path dir = fresh_dir("vec");
+  const std::string file = (dir / "v.h5").string();
+  const Mat<T> v = random_matrix<T>(11, 1, 5);
+  dla::io::FileWriter w(file);
+  w.write_matrix<T>("v1", v, {.rank = 1});
+  w.write_matrix<T>("v2", v);
+  w.commit();
+  dla::io::ReadInfo i1, i2;
+  EXPECT_TRUE(dla::io::read_matrix<T>(file, "v1", &i1) == v);
+  EXPECT_TRUE(dla::io::read_matrix<T>(file, "v2", &i2) == v);
+  EXPECT_EQ(i1.rank, 1);
+  EXPECT_EQ(i2.rank, 2);
+  const auto list = dla::io::list_datasets(file);
+  EXPECT_EQ(list[0].shape, std::vector<dla::index_t>{11});
+  EXPECT_EQ(list[1].shape, (std::vector<dla::index_t>{11, 1}));
+}
+
+TYPED_TEST(IoRoundTrip, Batches) {
+  using T = TypeParam;
+  const fs::path dir = fresh_dir("batch");
+  const std::string file = (dir / "b.h5").string();
+  dla::Batch<T> b(5, 3, 7), v(4, 6, 1);
+  for (dla::index_t k = 0; k < b.count(); ++k) b[k] = random_matrix<T>(3, 7, 50 + k);
+  for (dla::index_t k = 0; k < v.count(); ++k) v[k] = random_matrix<T>(6, 1, 80 + k);
+  dla::io::FileWriter w(file);
+  w.write_batch<T>("grp/b3", b, {.rank = 3});
+  w.write_batch<T>("grp/v2", v, {.rank = 2});
+  w.write_batch<T>("v3", v, {.rank = 3});
+  w.commit();
+  dla::io::ReadInfo info;
+  const dla::Batch<T> rb = dla::io::read_batch<T>(file, "grp/b3", &info);
+  EXPECT_EQ(info.rank, 3);
+  ASSERT_EQ(rb.count(), 5);
+  ASSERT_EQ(rb.rows(), 3);
+  ASSERT_EQ(rb.cols(), 7);
+  for (dla::index_t k = 0; k < 5; ++k) EXPECT_TRUE(Mat<T>(rb[k]) == Mat<T>(b[k])) << "matrix " << k;
+  for (const char* name : {"grp/v2", "v3"}) {
+    const dla::Batch<T> rv = dla::io::read_batch<T>(file, name, &info);
+    EXPECT_EQ(info.rank, std::string(name) == "v3" ? 3 : 2);
+    ASSERT_EQ(rv.count(), 4);
+    ASSERT_EQ(rv.rows(), 6);
+    ASSERT_EQ(rv.cols(), 1);
+    EXPECT_TRUE(rv.storage() == v.storage()) << name;
+  }
+  const auto list = dla::io::list_datasets(file);
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].name, "grp/b3");
+  EXPECT_EQ(list[0].shape, (std::vector<dla::index_t>{5, 3, 7}));
+  EXPECT_EQ(list[1].shape, (std::vector<dla::index_t>{4, 6}));
+  EXPECT_EQ(list[2].shape, (std::vector<dla::index_t>{4, 6, 1}));
+}
+
+TEST(IoRoundTrip, CrossPrecision) {
+  const fs::path dir = fresh_dir("cross");
+  const std::string file = (dir / "c.h5").string();
+  Mat<double> d = random_matrix<double>(6, 5, 1);
+  d(0, 0) = 1e300;  // out of float range
+  const Mat<float> f = random_matrix<float>(4, 3, 2);
+  dla::io::FileWriter w(file);
+  w.write_matrix<double>("d", d);
+  w.write_matrix<float>("f", f);
+  w.commit();
+  dla::io::ReadInfo info;
+  const Mat<float> df = dla::io::read_matrix<float>(file, "d", &info);
+  EXPECT_TRUE(info.narrowed);
+  EXPECT_EQ(info.disk_type, "float64");
+  for (int j = 0; j < 5; ++j)
+    for (int i = 0; i < 6; ++i)
+      if (i || j) EXPECT_EQ(df(i, j), float(d(i, j))) << i << "," << j;
+  EXPECT_TRUE(std::isinf(df(0, 0)) || df(0, 0) == std::numeric_limits<float>::max()) << df(0, 0);
+  const Mat<double> fd = dla::io::read_matrix<double>(file, "f", &info);
+  EXPECT_FALSE(info.narrowed);
+  EXPECT_TRUE(fd == f.cast<double>());
+}
+
+TEST(IoRoundTrip, Attributes) {
+  const fs::path dir = fresh_dir("attr");
+  const std::string file = (dir / "a.h5").string();
+  dla::io::FileWriter w(file);
+  w.write_matrix<double>("grp/A", random_matrix<double>(2, 2, 3));
+  w.set_attribute("", "n", std::int64_t(-1234567890123));
+  w.set_attribute("/", "tol", 2.5e-7);
+  w.set_attribute("", "title", std::string("héllo, dla"));
+  w.set_attribute("grp/A", "kind", std::string("matrix"));
+  w.set_attribute("grp", "g", 1.0);
+  w.set_attribute("grp/A", "kind", std::string("replaced"));  // replaces
+  w.set_attribute("", "empty", std::string());
+  w.commit();
+  EXPECT_EQ(std::get<std::int64_t>(dla::io::read_attribute(file, "", "n")), -1234567890123);
+  EXPECT_EQ(std::get<double>(dla::io::read_attribute(file, "/", "tol")), 2.5e-7);
+  EXPECT_EQ(std::get<std::string>(dla::io::read_attribute(file, "", "title")), "héllo, dla");
+  EXPECT_EQ(std::get<std::string>(dla::io::read_attribute(file, "grp/A", "kind")), "replaced");
+  EXPECT_EQ(std::get<double>(dla::io::read_attribute(file, "grp", "g")), 1.0);
+  EXPECT_EQ(std::get<std::string>(dla::io::read_attribute(file, "", "empty")), "");
+  EXPECT_EQ(dla::io::list_attributes(file, ""), (std::vector<std::string>{"empty", "n", "title", "tol"}));
+  EXPECT_EQ(dla::io::list_attributes(file, "grp/A"), std::vector<std::string>{"kind"});
+}
+
+TEST(IoRoundTrip, GzipCompresses) {
+  const fs::path dir = fresh_dir("gzip");
+  const int n = 400;
+  Mat<double> m(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) m(i, j) = double((i + j) % 7);  // very compressible
+  const std::string raw = (dir / "raw.h5").string(), gz = (dir / "gz.h5").string(),
+                    one = (dir / "one.h5").string();
+  dla::io::write_matrix<double>(raw, "m", m);
+  dla::io::write_matrix<double>(gz, "m", m, {.gzip_level = 6});
+  {
+    dla::io::FileWriter w(one);
+    w.write_matrix<double>("plain", m, {.gzip_level = 0});
+    w.write_matrix<double>("packed", m, {.gzip_level = 9});
+    dla::Batch<float> b(3, 50, 40);
+    for (auto& x : b.storage()) x = 1.0f;
+    w.write_batch<float>("batch", b, {.rank = 3, .gzip_level = 4});
+    w.commit();
+    EXPECT_TRUE(dla::io::read_batch<float>(one, "batch").storage() == b.storage());
+  }
+  EXPECT_GT(fs::file_size(raw), std::uintmax_t(n) * n * 8);
+  EXPECT_LT(fs::file_size(gz), std::uintmax_t(n) * n * 8 / 10);
+  EXPECT_TRUE(dla::io::read_matrix<double>(gz, "m") == m);
+  EXPECT_TRUE(dla::io::read_matrix<double>(one, "plain") == m);
+  EXPECT_TRUE(dla::io::read_matrix<double>(one, "packed") == m);
+}
+
+TEST(IoRoundTrip, IntegerVectors) {
+  const fs::path dir = fresh_dir("ints");
+  const std::string file = (dir / "p.h5").string();
+  dla::io::FileWriter w(file);
+  w.write_vector_int<std::int32_t>("ipiv", {3, 1, 2, 2});
+  w.write_vector_int<std::int64_t>("big", {std::int64_t(1) << 40, -5});
+  w.commit();
+  const auto list = dla::io::list_datasets(file);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].type, "int64");
+  EXPECT_EQ(list[1].type, "int32");
+  dla::io::ReadInfo info;
+  const Mat<double> p = dla::io::read_matrix<double>(file, "ipiv", &info);
+  EXPECT_EQ(info.rank, 1);
+  EXPECT_FALSE(info.narrowed);
+  EXPECT_TRUE(p == (Mat<double>(4, 1) << 3, 1, 2, 2).finished());
+  const Mat<double> b = dla::io::read_matrix<double>(file, "big", &info);
+  EXPECT_TRUE(info.narrowed);  // int64 into double
+  EXPECT_EQ(b(0, 0), std::ldexp(1.0, 40));
+}
+
+TEST(IoWrite, ExistingFileNeedsForce) {
+  const fs::path dir = fresh_dir("force");
+  const std::string file = (dir / "x.h5").string();
+  const Mat<double> a = random_matrix<double>(3, 3, 1), b = random_matrix<double>(4, 2, 2);
+  dla::io::write_matrix<double>(file, "A", a);
+  expect_io_error([&] { dla::io::write_matrix<double>(file, "A", b); },
+                  {file, "already exists", "force"});
+  EXPECT_TRUE(dla::io::read_matrix<double>(file, "A") == a);  // untouched
+  dla::io::write_matrix<double>(file, "B", b, {.force = true});
+  EXPECT_TRUE(dla::io::read_matrix<double>(file, "B") == b);
+  expect_io_error([&] { dla::io::read_matrix<double>(file, "A"); }, {file, "'A'", "no such dataset", "B"});
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"x.h5"});
+}
+
+TEST(IoWrite, TemporaryNextToTargetUntilCommit) {
+  const fs::path dir = fresh_dir("tmp");
+  const std::string file = (dir / "out.h5").string();
+  dla::io::FileWriter w(file);
+  w.write_matrix<float>("A", random_matrix<float>(5, 5, 1));
+  EXPECT_FALSE(fs::exists(file));
+  const auto names = files_in(dir);
+  ASSERT_EQ(names.size(), 1u);
+  EXPECT_EQ(names[0].rfind(".out.h5.tmp-", 0), 0u) << names[0];
+  EXPECT_EQ(fs::path(w.temp_path()).parent_path(), dir);
+  w.commit();
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"out.h5"});
+  expect_io_error([&] { w.write_matrix<float>("B", random_matrix<float>(2, 2, 1)); }, {file, "committed"});
+}
+
+TEST(IoWrite, FailureMidWriteLeavesNothing) {
+  const fs::path dir = fresh_dir("midfail");
+  const std::string file = (dir / "out.h5").string();
+  {  // the same dataset twice: the second write fails, commit refuses
+    dla::io::FileWriter w(file);
+    w.write_matrix<double>("A", random_matrix<double>(3, 3, 1));
+    expect_io_error([&] { w.write_matrix<double>("A", random_matrix<double>(3, 3, 2)); },
+                    {file, "'A'", "already exists in this file"});
+    expect_io_error([&] { w.commit(); }, {file, "earlier write", "already exists in this file"});
+  }
+  EXPECT_TRUE(files_in(dir).empty());
+  try {  // an exception between two writes: the writer is destroyed uncommitted
+    dla::io::FileWriter w(file);
+    w.write_matrix<double>("A", random_matrix<double>(3, 3, 1));
+    throw std::runtime_error("solver failed");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_TRUE(files_in(dir).empty());
+  // ... and an existing target survives both, byte for byte.
+  const Mat<double> keep = random_matrix<double>(2, 2, 9);
+  dla::io::write_matrix<double>(file, "keep", keep);
+  const auto size = fs::file_size(file);
+  {
+    dla::io::FileWriter w(file, {.force = true});
+    w.write_matrix<double>("new", random_matrix<double>(30, 30, 1));
+    EXPECT_THROW(w.set_attribute("missing", "x", 1.0), dla::IoError);
+  }
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"out.h5"});
+  EXPECT_EQ(fs::file_size(file), size);
+  EXPECT_TRUE(dla::io::read_matrix<double>(file, "keep") == keep);
+}
+
+TEST(IoWrite, BadArgumentsAndFolders) {
+  const fs::path dir = fresh_dir("args");
+  const std::string file = (dir / "o.h5").string();
+  expect_io_error([&] { dla::io::FileWriter w((dir / "nofolder" / "o.h5").string()); },
+                  {"nofolder", "does not exist"});
+  expect_io_error([&] { dla::io::FileWriter w(dir.string()); }, {dir.string(), "is a folder"});
+  expect_io_error([&] { dla::io::FileWriter w(file, {.gzip_level = 12}); }, {file, "gzip level 12"});
+  auto one = [&](const std::function<void(dla::io::FileWriter&)>& f, const std::vector<std::string>& pieces) {
+    {
+      dla::io::FileWriter w(file);
+      expect_io_error([&] { f(w); }, pieces);
+      EXPECT_THROW(w.commit(), dla::IoError);
+    }
+    EXPECT_TRUE(files_in(dir).empty());
+  };
+  one([](auto& w) { w.template write_matrix<double>("Z", Mat<double>(0, 4)); },
+      {file, "'Z'", "zero-size dimension", "(0, 4)"});
+  one([](auto& w) { w.template write_matrix<double>("V", Mat<double>(3, 2), {.rank = 1}); },
+      {file, "'V'", "rank 1 needs an n x 1 matrix"});
+  one([](auto& w) { w.template write_matrix<float>("G", Mat<float>(3, 2), {.gzip_level = 10}); },
+      {file, "'G'", "gzip level 10"});
+  one([](auto& w) { w.template write_batch<float>("B", dla::Batch<float>(2, 3, 2), {.rank = 2}); },
+      {file, "'B'", "batch of vectors"});
+  one([](auto& w) { w.set_attribute("nothing", "a", 1.0); }, {file, "'nothing'", "no such dataset"});
+  if (::geteuid() != 0) {  // root writes anywhere
+    const fs::path ro = fresh_dir("readonly");
+    fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
+    expect_io_error([&] { dla::io::FileWriter w((ro / "o.h5").string()); }, {"cannot create a file in folder"});
+    fs::permissions(ro, fs::perms::owner_all);
+  }
+}
+
+}  // namespace
