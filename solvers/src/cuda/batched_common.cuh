@@ -1,0 +1,73 @@
+#pragma once
+// Internals shared by the batched kernels: how a kernel finds matrix b
+// (strided or pointer array), and the launchers each size class provides.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "dla/core/types.hpp"
+
+namespace dla::cuda::batched {
+
+// Matrix b lives at base + b * stride.
+template <class T>
+struct Strided {
+  T* base;
+  index_t stride;
+  __device__ T* operator()(index_t b) const { return base + b * stride; }
+};
+// Matrix b lives at ptrs[b].
+template <class T>
+struct PtrArray {
+  T* const* ptrs;
+  __device__ T* operator()(index_t b) const { return ptrs[b]; }
+};
+
+// |x| for pivot search; NaN ranks below every number (never chosen over one).
+template <class T>
+__device__ __forceinline__ T pivot_magnitude(T x) {
+  return x != x ? T(-1) : (x < T(0) ? -x : x);
+}
+
+// Larger n than this goes to the block kernels.
+constexpr index_t kRegisterMaxN = 32;
+
+// ---- launchers (explicitly instantiated for float/double x Strided/PtrArray) ----
+// Register-resident kernels, 1 <= n <= 32.
+template <class T, class Loc>
+void getrf_small(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
+                 index_t count);
+template <class T, class LocA, class LocB>
+void getrs_small(stream_t s, int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* ipiv,
+                 LocB B, index_t ldb, index_t count);
+template <class T, class Loc>
+void potrf_small(stream_t s, bool upper, int n, Loc A, index_t lda, std::int32_t* info,
+                 index_t count);
+template <class T, class LocA, class LocB>
+void potrs_small(stream_t s, bool upper, int n, index_t nrhs, LocA A, index_t lda, LocB B,
+                 index_t ldb, index_t count);
+
+// One block per matrix (shared memory when the matrix fits, else in place), any n.
+template <class T, class Loc>
+void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
+                 std::int32_t* info, index_t count);
+template <class T, class Loc>
+void potrf_block(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int32_t* info,
+                 index_t count);
+// One warp per (matrix, right-hand side); needs n * sizeof(T) <= 48 KB.
+template <class T, class LocA, class LocB>
+void getrs_warp(stream_t s, bool trans, index_t n, index_t nrhs, LocA A, index_t lda,
+                const std::int32_t* ipiv, LocB B, index_t ldb, index_t count);
+template <class T, class LocA, class LocB>
+void potrs_warp(stream_t s, bool upper, index_t n, index_t nrhs, LocA A, index_t lda, LocB B,
+                index_t ldb, index_t count);
+
+// Grid size for `items` units of `per_block` each, capped for grid-stride loops.
+inline unsigned grid_for(index_t items, index_t per_block) {
+  index_t g = (items + per_block - 1) / per_block;
+  const index_t cap = index_t(1) << 30;
+  if (g > cap) g = cap;
+  return unsigned(g < 1 ? 1 : g);
+}
+
+}  // namespace dla::cuda::batched

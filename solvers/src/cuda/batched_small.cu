@@ -1,0 +1,332 @@
+// Register-resident batched kernels for 1 <= n <= 32.
+//
+// A group of G lanes (G = the power of two >= n, G <= 32) owns one matrix;
+// 32 / G matrices share a warp. Lane r holds row r of its matrix in registers
+// (G values, indexed at compile time: every loop over columns is unrolled over
+// G and guarded by the runtime n). getrf never moves rows: each lane tracks the
+// position `pos` its row has in the pivoted order (lazy row swaps), the pivot
+// search is a shuffle reduction inside the group (first maximum in pivoted
+// order, as LAPACK's isamax), and rows are written to their final position once
+// at the end. Matrix data is read and written exactly once.
+#include "batched_common.cuh"
+#include "dla/core/cuda_check.hpp"
+
+namespace dla::cuda::batched {
+namespace {
+
+constexpr int kThreads = 128;
+
+constexpr int group_for(int n) { return n <= 2 ? 2 : n <= 4 ? 4 : n <= 8 ? 8 : n <= 16 ? 16 : 32; }
+
+template <class T>
+__device__ __forceinline__ T shfl(T v, int src, int width) {
+  return __shfl_sync(0xffffffffu, v, src, width);
+}
+template <class T>
+__device__ __forceinline__ T shfl_xor(T v, int m, int width) {
+  return __shfl_xor_sync(0xffffffffu, v, m, width);
+}
+
+// ---------------------------------------------------------------- getrf
+template <class T, int G, class Loc>
+__global__ void __launch_bounds__(kThreads)
+getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info, index_t count) {
+  constexpr int per_block = kThreads / G;
+  const int r = threadIdx.x % G;
+  for (index_t blk = blockIdx.x; blk * per_block < count; blk += gridDim.x) {
+    const index_t b = blk * per_block + threadIdx.x / G;
+    const bool active = b < count && r < n;
+    T a[G];
+    T* M = nullptr;
+    if (active) {
+      M = A(b);
+#pragma unroll
+      for (int j = 0; j < G; ++j) a[j] = j < n ? M[r + index_t(j) * lda] : T(0);
+    } else {
+#pragma unroll
+      for (int j = 0; j < G; ++j) a[j] = T(0);
+    }
+    int pos = r;        // position of this lane's row in the pivoted order
+    int my_ipiv = r + 1;
+    int linfo = 0;
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      if (k >= n) break;
+      // Pivot search among rows with pos >= k: (magnitude, position, lane).
+      T v = (r < n && pos >= k) ? pivot_magnitude(a[k]) : T(-2);
+      int p = pos, w = r;
+#pragma unroll
+      for (int off = G / 2; off > 0; off /= 2) {
+        const T ov = shfl_xor(v, off, G);
+        const int op = shfl_xor(p, off, G);
+        const int ow = shfl_xor(w, off, G);
+        if (ov > v || (ov == v && op < p)) { v = ov; p = op; w = ow; }
+      }
+      const T piv = shfl(a[k], w, G);
+      if (r == k) my_ipiv = p + 1;
+      // Lazy swap: the winner takes position k, the row at position k takes p.
+      if (r == w) pos = k;
+      else if (pos == k) pos = p;
+      const bool nonzero = piv != T(0);
+      if (!nonzero && linfo == 0) linfo = k + 1;
+      T l = T(0);
+      if (nonzero && pos > k) {
+        l = a[k] / piv;
+        a[k] = l;
+      }
+#pragma unroll
+      for (int j = k + 1; j < G; ++j) {
+        if (j < n) {
+          const T u = shfl(a[j], w, G);
+          if (nonzero && pos > k) a[j] -= l * u;
+        }
+      }
+    }
+    if (active) {
+#pragma unroll
+      for (int j = 0; j < G; ++j)
+        if (j < n) M[pos + index_t(j) * lda] = a[j];
+      ipiv[b * n + r] = my_ipiv;
+      if (r == 0) info[b] = linfo;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- getrs (op N)
+template <class T, int G, class LocA, class LocB>
+__global__ void __launch_bounds__(kThreads)
+getrs_reg_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* ipiv, LocB B,
+                 index_t ldb, index_t count) {
+  constexpr int per_block = kThreads / G;
+  const int r = threadIdx.x % G;
+  for (index_t blk = blockIdx.x; blk * per_block < count; blk += gridDim.x) {
+    const index_t b = blk * per_block + threadIdx.x / G;
+    const bool active = b < count && r < n;
+    T a[G];
+    int myp = r;
+    T* X = nullptr;
+    if (active) {
+      const T* M = A(b);
+      X = B(b);
+#pragma unroll
+      for (int j = 0; j < G; ++j) a[j] = j < n ? M[r + index_t(j) * lda] : T(0);
+      myp = ipiv[b * n + r] - 1;
+    } else {
+#pragma unroll
+      for (int j = 0; j < G; ++j) a[j] = T(0);
+    }
+    // orig: which original row of B ends up at position r after the swaps.
+    int orig = r;
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      if (k >= n) break;
+      const int pk = shfl(myp, k, G);
+      const int src = r == k ? pk : (r == pk ? k : r);
+      orig = shfl(orig, src, G);
+    }
+    for (index_t c = 0; c < nrhs; ++c) {
+      T x = active ? X[orig + c * ldb] : T(0);
+#pragma unroll
+      for (int k = 0; k < G; ++k) {  // L y = P b, unit diagonal
+        if (k >= n) break;
+        const T xk = shfl(x, k, G);
+        if (r > k) x -= a[k] * xk;
+      }
+#pragma unroll
+      for (int k = G - 1; k >= 0; --k) {  // U x = y
+        if (k < n) {
+          if (r == k) x /= a[k];
+          const T xk = shfl(x, k, G);
+          if (r < k) x -= a[k] * xk;
+        }
+      }
+      __syncwarp();
+      if (active) X[r + c * ldb] = x;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- potrf
+// Lane r holds row r of L (lower: A(r, j); upper: A(j, r) = U(j, r) = L(r, j)).
+template <class T, int G, bool Upper, class Loc>
+__global__ void __launch_bounds__(kThreads)
+potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
+  constexpr int per_block = kThreads / G;
+  const int r = threadIdx.x % G;
+  for (index_t blk = blockIdx.x; blk * per_block < count; blk += gridDim.x) {
+    const index_t b = blk * per_block + threadIdx.x / G;
+    const bool active = b < count && r < n;
+    T a[G];
+    T* M = nullptr;
+    if (active) M = A(b);
+#pragma unroll
+    for (int j = 0; j < G; ++j) {
+      a[j] = T(0);
+      if (active && j <= r)
+        a[j] = Upper ? M[j + index_t(r) * lda] : M[r + index_t(j) * lda];
+    }
+    int linfo = 0;
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      if (k >= n) break;
+      const T d = shfl(a[k], k, G);
+      const bool ok = linfo == 0 && d > T(0);  // uniform in the group; false for NaN
+      if (linfo == 0 && !ok) linfo = k + 1;
+      if (ok) {
+        const T s = sqrt(d);
+        if (r == k) a[k] = s;
+        else if (r > k) a[k] /= s;
+      }
+#pragma unroll
+      for (int j = k + 1; j < G; ++j) {
+        if (j < n) {
+          const T ljk = shfl(a[k], j, G);
+          if (ok && r >= j) a[j] -= a[k] * ljk;
+        }
+      }
+    }
+    if (active) {
+#pragma unroll
+      for (int j = 0; j < G; ++j)
+        if (j <= r && j < n) {
+          if (Upper) M[j + index_t(r) * lda] = a[j];
+          else M[r + index_t(j) * lda] = a[j];
+        }
+      if (r == 0) info[b] = linfo;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- potrs
+// Lane r holds row r of L (R) and column r of L (C).
+template <class T, int G, bool Upper, class LocA, class LocB>
+__global__ void __launch_bounds__(kThreads)
+potrs_reg_kernel(int n, index_t nrhs, LocA A, index_t lda, LocB B, index_t ldb, index_t count) {
+  constexpr int per_block = kThreads / G;
+  const int r = threadIdx.x % G;
+  for (index_t blk = blockIdx.x; blk * per_block < count; blk += gridDim.x) {
+    const index_t b = blk * per_block + threadIdx.x / G;
+    const bool active = b < count && r < n;
+    T R[G], C[G];
+    T* X = nullptr;
+    const T* M = nullptr;
+    if (active) { M = A(b); X = B(b); }
+#pragma unroll
+    for (int j = 0; j < G; ++j) {
+      R[j] = T(0);
+      C[j] = T(0);
+      if (active && j < n) {
+        const T rowv = M[r + index_t(j) * lda];  // A(r, j)
+        const T colv = M[j + index_t(r) * lda];  // A(j, r)
+        if (j <= r) R[j] = Upper ? colv : rowv;  // L(r, j)
+        if (j >= r) C[j] = Upper ? rowv : colv;  // L(j, r)
+      }
+    }
+    for (index_t c = 0; c < nrhs; ++c) {
+      T x = active ? X[r + c * ldb] : T(0);
+#pragma unroll
+      for (int k = 0; k < G; ++k) {  // L y = b
+        if (k >= n) break;
+        if (r == k) x /= R[k];
+        const T xk = shfl(x, k, G);
+        if (r > k) x -= R[k] * xk;
+      }
+#pragma unroll
+      for (int k = G - 1; k >= 0; --k) {  // L^T x = y
+        if (k < n) {
+          if (r == k) x /= C[k];
+          const T xk = shfl(x, k, G);
+          if (r < k) x -= C[k] * xk;
+        }
+      }
+      if (active) X[r + c * ldb] = x;
+    }
+  }
+}
+
+template <int G>
+unsigned blocks(index_t count) { return grid_for(count, kThreads / G); }
+
+}  // namespace
+
+template <class T, class Loc>
+void getrf_small(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
+                 index_t count) {
+  switch (group_for(n)) {
+#define DLA_CASE(G) \
+  case G: getrf_reg_kernel<T, G><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, ipiv, info, count); break;
+    DLA_CASE(2) DLA_CASE(4) DLA_CASE(8) DLA_CASE(16) DLA_CASE(32)
+#undef DLA_CASE
+  }
+  DLA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, class LocA, class LocB>
+void getrs_small(stream_t s, int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* ipiv,
+                 LocB B, index_t ldb, index_t count) {
+  switch (group_for(n)) {
+#define DLA_CASE(G)                                                                      \
+  case G:                                                                                \
+    getrs_reg_kernel<T, G><<<blocks<G>(count), kThreads, 0, s>>>(n, nrhs, A, lda, ipiv, B, \
+                                                                 ldb, count);            \
+    break;
+    DLA_CASE(2) DLA_CASE(4) DLA_CASE(8) DLA_CASE(16) DLA_CASE(32)
+#undef DLA_CASE
+  }
+  DLA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, class Loc>
+void potrf_small(stream_t s, bool upper, int n, Loc A, index_t lda, std::int32_t* info,
+                 index_t count) {
+  switch (group_for(n)) {
+#define DLA_CASE(G)                                                                            \
+  case G:                                                                                      \
+    if (upper) potrf_reg_kernel<T, G, true><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, info, count); \
+    else potrf_reg_kernel<T, G, false><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, info, count);      \
+    break;
+    DLA_CASE(2) DLA_CASE(4) DLA_CASE(8) DLA_CASE(16) DLA_CASE(32)
+#undef DLA_CASE
+  }
+  DLA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, class LocA, class LocB>
+void potrs_small(stream_t s, bool upper, int n, index_t nrhs, LocA A, index_t lda, LocB B,
+                 index_t ldb, index_t count) {
+  switch (group_for(n)) {
+#define DLA_CASE(G)                                                                                      \
+  case G:                                                                                                \
+    if (upper) potrs_reg_kernel<T, G, true><<<blocks<G>(count), kThreads, 0, s>>>(n, nrhs, A, lda, B, ldb, count); \
+    else potrs_reg_kernel<T, G, false><<<blocks<G>(count), kThreads, 0, s>>>(n, nrhs, A, lda, B, ldb, count);      \
+    break;
+    DLA_CASE(2) DLA_CASE(4) DLA_CASE(8) DLA_CASE(16) DLA_CASE(32)
+#undef DLA_CASE
+  }
+  DLA_CUDA_CHECK_LAUNCH();
+}
+
+#define DLA_INST(T)                                                                              \
+  template void getrf_small<T, Strided<T>>(stream_t, int, Strided<T>, index_t, std::int32_t*,    \
+                                           std::int32_t*, index_t);                              \
+  template void getrf_small<T, PtrArray<T>>(stream_t, int, PtrArray<T>, index_t, std::int32_t*,  \
+                                            std::int32_t*, index_t);                             \
+  template void getrs_small<T, Strided<const T>, Strided<T>>(                                    \
+      stream_t, int, index_t, Strided<const T>, index_t, const std::int32_t*, Strided<T>,        \
+      index_t, index_t);                                                                         \
+  template void getrs_small<T, PtrArray<const T>, PtrArray<T>>(                                  \
+      stream_t, int, index_t, PtrArray<const T>, index_t, const std::int32_t*, PtrArray<T>,      \
+      index_t, index_t);                                                                         \
+  template void potrf_small<T, Strided<T>>(stream_t, bool, int, Strided<T>, index_t,             \
+                                           std::int32_t*, index_t);                              \
+  template void potrf_small<T, PtrArray<T>>(stream_t, bool, int, PtrArray<T>, index_t,           \
+                                            std::int32_t*, index_t);                             \
+  template void potrs_small<T, Strided<const T>, Strided<T>>(                                    \
+      stream_t, bool, int, index_t, Strided<const T>, index_t, Strided<T>, index_t, index_t);    \
+  template void potrs_small<T, PtrArray<const T>, PtrArray<T>>(                                  \
+      stream_t, bool, int, index_t, PtrArray<const T>, index_t, PtrArray<T>, index_t, index_t);
+DLA_INST(float)
+DLA_INST(double)
+#undef DLA_INST
+
+}  // namespace dla::cuda::batched
