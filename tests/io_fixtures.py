@@ -72,6 +72,14 @@ def write(d):
             print("io_fixtures.py: cannot find the dataspace of %s to corrupt it" % name, file=sys.stderr)
             sys.exit(1)
         open(p, "wb").write(raw.replace(old, struct.pack("<QQ", first, 3)))
+    # A gzip chunk whose compressed bytes are overwritten: inflate must fail.
+    p = os.path.join(d, "corrupt_gzip.h5")
+    with h5py.File(p, "w") as f:
+        f.create_dataset("A", data=formula2(200, 200, np.float64), chunks=(100, 100), compression="gzip")
+        info = f["A"].id.get_chunk_info(0)
+    with open(p, "r+b") as fh:
+        fh.seek(info.byte_offset + info.size // 2)
+        fh.write(b"\xff" * 64)
     with open(os.path.join(d, "rand.txt"), "w") as t:
         for row in r:
             t.write(" ".join("%.17g" % v for v in row) + "\n")

@@ -214,6 +214,9 @@ TEST(IoErrors, TruncatedAndCorrupted) {
     expect_io_error([&] { dla::io::read_matrix<double>(c, "A"); }, {c, "'A'"});
     expect_io_error([&] { dla::io::read_matrix<float>(c, "A"); }, {c, "'A'"});
   }
+  // A damaged gzip chunk: the read fails with HDF5's reason folded in.
+  const std::string gz = (dir / "corrupt_gzip.h5").string();
+  expect_io_error([&] { dla::io::read_matrix<double>(gz, "A"); }, {gz, "'A'", "read failed", "HDF5:"});
 }
 
 TEST(IoErrors, Hdf5StackNotPrinted) {
