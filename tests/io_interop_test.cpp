@@ -231,7 +231,7 @@ TEST(IoErrors, Hdf5StackNotPrinted) {
   std::FILE* sink = std::fopen(log.c_str(), "w");
   ::dup2(::fileno(sink), 2);
   int thrown = 0;
-  for (const std::string& ds : {"f64", "nope"}) {
+  for (const std::string ds : {"f64", "nope"}) {
     try { dla::io::read_matrix<double>(t.string(), ds); } catch (const dla::IoError&) { ++thrown; }
     try { dla::io::read_matrix<double>((dir / "fixtures.h5").string(), ds == "f64" ? "complex" : ds); }
     catch (const dla::IoError&) { ++thrown; }

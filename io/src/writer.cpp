@@ -162,14 +162,19 @@ FileWriter& FileWriter::operator=(FileWriter&& o) noexcept {
   return *this;
 }
 
-const std::string& FileWriter::path() const { return impl_->path; }
-const std::string& FileWriter::temp_path() const { return impl_->tmp; }
+FileWriter::Impl& FileWriter::impl() const {
+  if (!impl_) throw IoError("HDF5 output: this FileWriter was moved from");
+  return *impl_;
+}
+
+const std::string& FileWriter::path() const { return impl().path; }
+const std::string& FileWriter::temp_path() const { return impl().tmp; }
 
 template <class T>
 void FileWriter::write_matrix(const std::string& dataset, const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& m,
                               DatasetOptions o) {
   Silence quiet;
-  Impl& w = *impl_;
+  Impl& w = impl();
   w.guarded(dataset, [&] {
     const hid_t disk = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
@@ -194,7 +199,7 @@ void FileWriter::write_matrix(const std::string& dataset, const Eigen::Matrix<T,
 template <class T>
 void FileWriter::write_batch(const std::string& dataset, const Batch<T>& b, DatasetOptions o) {
   Silence quiet;
-  Impl& w = *impl_;
+  Impl& w = impl();
   w.guarded(dataset, [&] {
     const hid_t disk = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
@@ -221,7 +226,7 @@ template <class I>
 void FileWriter::write_vector_int(const std::string& dataset, const std::vector<I>& v) {
   static_assert(sizeof(I) == 4 || sizeof(I) == 8);
   Silence quiet;
-  Impl& w = *impl_;
+  Impl& w = impl();
   w.guarded(dataset, [&] {
     const hid_t disk = sizeof(I) == 4 ? H5T_STD_I32LE : H5T_STD_I64LE;
     const hid_t mem = sizeof(I) == 4 ? H5T_NATIVE_INT32 : H5T_NATIVE_INT64;
@@ -232,7 +237,7 @@ void FileWriter::write_vector_int(const std::string& dataset, const std::vector<
 
 void FileWriter::set_attribute(const std::string& dataset, const std::string& name, const Attribute& value) {
   Silence quiet;
-  Impl& w = *impl_;
+  Impl& w = impl();
   w.guarded(dataset, [&] {
     Handle obj = open_object(w.file.get(), w.path, dataset);
     write_attribute(obj.get(), w.path, dataset, name, value);
@@ -241,7 +246,7 @@ void FileWriter::set_attribute(const std::string& dataset, const std::string& na
 
 void FileWriter::commit() {
   Silence quiet;
-  Impl& w = *impl_;
+  Impl& w = impl();
   w.check_usable("");
   w.guarded("", [&] {
     if (!w.file.close()) fail(w.path, "", "closing the temporary file '" + w.tmp + "' failed", true);

@@ -52,6 +52,7 @@ class FileWriter {
 
  private:
   struct Impl;
+  Impl& impl() const;  // throws IoError on a moved-from writer
   std::unique_ptr<Impl> impl_;
 };
 
