@@ -1,0 +1,281 @@
+// GEMM: exact small-integer tests of every SGEMM variant (GPU) and of the
+// host fallback (CI), argument errors, unaligned sub-matrices, and random
+// float comparisons against cuBLAS (GPU).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "dla/core.hpp"
+#include "dla/core/config.hpp"
+#include "dla/gemm.hpp"
+#include "dla/gemm/gemm_cuda.hpp"
+#include "test_util.hpp"
+
+#if DLA_HAVE_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#endif
+
+namespace {
+using dla::index_t;
+using dla::Op;
+using dla::test::Mat;
+
+// Every variant the CUDA build must provide (checked against sgemm_variants()).
+const std::vector<std::string> kVariants = {
+    "naive",
+    "smem32",
+    "smem32_vec4",
+    "volkov_nn",
+    "reg128",
+    "reg128_vec4_db",
+    "tuned_128x128x16_s3",
+    "tuned_128x128x16_s4",
+    "tuned_128x128x16_s3_occ1",
+    "tuned_128x128x8_s4",
+    "tuned_128x256x16_s3",
+    "tuned_128x256x8_s4",
+    "tuned_256x128x16_s3",
+    "tuned_256x128x8_s4",
+    "tuned_128x64x16_s4",
+    "tuned_64x64x16_s4",
+    "auto"};
+
+struct Shape {
+  index_t m, n, k;
+};
+struct Case {
+  Op oa, ob;
+  Shape s;
+  double alpha, beta;
+  bool odd_ld;  // ld = rows + 3 (odd); else rows rounded up to 4, + 4 (16-byte friendly)
+};
+std::string describe(const Case& c) {
+  return std::string("op") + dla::to_string(c.oa) + dla::to_string(c.ob) + " " +
+         std::to_string(c.s.m) + "x" + std::to_string(c.s.n) + "x" + std::to_string(c.s.k) +
+         " alpha=" + std::to_string(c.alpha) + " beta=" + std::to_string(c.beta) +
+         (c.odd_ld ? " odd ld" : " aligned ld");
+}
+index_t pick_ld(index_t rows, bool odd) {
+  if (odd) return rows + 3;
+  return std::max<index_t>((rows + 3) / 4 * 4 + 4, 4);
+}
+
+const std::vector<Op> kOps = {Op::N, Op::T};
+const std::vector<double> kScalars = {0.0, 1.0, -1.0, 0.5};
+// Small and medium shapes: every op combo, alpha/beta pair and both paddings.
+const std::vector<Shape> kSmall = {{0, 17, 5},    {17, 0, 5},     {17, 5, 0},   {1, 1, 1},
+                                   {17, 17, 17},  {127, 128, 129}, {129, 127, 128},
+                                   {128, 129, 127}, {128, 128, 128}, {33, 250, 64}};
+// Larger shapes on a subset of combos (the reference is computed once).
+std::vector<Case> large_cases(bool gpu) {
+  std::vector<Case> v;
+  for (Op a : kOps)
+    for (Op b : kOps) {
+      v.push_back({a, b, {17, 129, 1000}, 1, 0, true});
+      v.push_back({a, b, {1000, 17, 129}, -1, 0.5, false});
+      v.push_back({a, b, {129, 1000, 17}, 0.5, 1, true});
+      v.push_back({a, b, {100, 70, 4100}, 1, -1, a == Op::N});  // split-K on tuned configs
+    }
+  v.push_back({Op::N, Op::N, {1000, 1000, 1000}, 1, 1, false});
+  v.push_back({Op::T, Op::N, {3001, 17, 1000}, 0.5, -1, true});
+  if (gpu) {
+    v.push_back({Op::N, Op::N, {1000, 1000, 1000}, -1, 0, true});
+    v.push_back({Op::T, Op::T, {1000, 1000, 1000}, 0.5, 0.5, false});
+    v.push_back({Op::N, Op::N, {3001, 3001, 3001}, 1, 0, false});
+    v.push_back({Op::N, Op::T, {3001, 3001, 3001}, -1, 1, true});
+    v.push_back({Op::N, Op::N, {4096, 4096, 512}, 1, 1, false});  // full tiles, fast paths
+  }
+  return v;
+}
+
+std::uint64_t seed_of(index_t r, index_t c, int which) {
+  return std::uint64_t(r) * 1000003u + std::uint64_t(c) * 7919u + std::uint64_t(which);
+}
+
+// The inputs of a case (stored shapes: A is m x k or k x m, ...).
+template <class T>
+struct Inputs {
+  Mat<T> A, B, C0;
+};
+template <class T>
+Inputs<T> make_inputs(const Case& c) {
+  const index_t ar = c.oa == Op::N ? c.s.m : c.s.k, ac = c.oa == Op::N ? c.s.k : c.s.m;
+  const index_t br = c.ob == Op::N ? c.s.k : c.s.n, bc = c.ob == Op::N ? c.s.n : c.s.k;
+  return {dla::test::small_int_matrix<T>(ar, ac, seed_of(ar, ac, 1)),
+          dla::test::small_int_matrix<T>(br, bc, seed_of(br, bc, 2)),
+          dla::test::small_int_matrix<T>(c.s.m, c.s.n, seed_of(c.s.m, c.s.n, 3))};
+}
+
+// op(A) * op(B) in double, cached per (ops, shape): exact for small integers.
+const Mat<double>& product(const Case& c, const Inputs<float>& in) {
+  static std::map<std::tuple<char, char, index_t, index_t, index_t>, Mat<double>> cache;
+  auto key = std::make_tuple(char(c.oa), char(c.ob), c.s.m, c.s.n, c.s.k);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  Mat<double> a = in.A.cast<double>(), b = in.B.cast<double>();
+  if (c.oa == Op::T) a.transposeInPlace();
+  if (c.ob == Op::T) b.transposeInPlace();
+  Mat<double> p = Mat<double>::Zero(c.s.m, c.s.n);
+  if (c.s.k > 0) p.noalias() = a * b;
+  return cache.emplace(key, std::move(p)).first->second;
+}
+
+// Padded column-major buffer: the matrix in the top rows, `pad` below.
+template <class T>
+std::vector<T> padded(const Mat<T>& m, index_t ld, T pad) {
+  std::vector<T> v(std::size_t(ld * std::max<index_t>(m.cols(), 1)), pad);
+  for (index_t j = 0; j < m.cols(); ++j)
+    for (index_t i = 0; i < m.rows(); ++i) v[std::size_t(i + j * ld)] = m(i, j);
+  return v;
+}
+
+constexpr float kSentinel = 12345.0f;
+
+// Runs one case through `run(A, lda, B, ldb, C, ldc)` (padded host buffers in,
+// C buffer out) and checks the result exactly, the untouched padding of C,
+// and that a non-trivial result is non-zero.
+template <class Run>
+void check_case(const Case& c, Run&& run) {
+  SCOPED_TRACE(describe(c));
+  const Inputs<float> in = make_inputs<float>(c);
+  const index_t lda = pick_ld(in.A.rows(), c.odd_ld), ldb = pick_ld(in.B.rows(), c.odd_ld);
+  const index_t ldc = pick_ld(c.s.m, c.odd_ld);
+  const float nan = dla::test::quiet_nan<float>();
+  // NaN in the padding of A and B: reading it would poison the result.
+  std::vector<float> A = padded(in.A, lda, nan), B = padded(in.B, ldb, nan);
+  Mat<float> c0 = c.beta == 0 ? Mat<float>::Constant(c.s.m, c.s.n, nan) : in.C0;
+  std::vector<float> C = padded(c0, ldc, kSentinel);
+  run(A, lda, B, ldb, C, ldc);
+  const Mat<double>& p = product(c, in);
+  index_t bad = 0;
+  double norm = 0;
+  for (index_t j = 0; j < c.s.n; ++j) {
+    for (index_t i = 0; i < c.s.m; ++i) {
+      const double want = c.alpha * p(i, j) + (c.beta == 0 ? 0.0 : c.beta * double(in.C0(i, j)));
+      const float got = C[std::size_t(i + j * ldc)];
+      if (!(double(got) == want)) {
+        if (bad++ < 3) ADD_FAILURE() << "C(" << i << "," << j << ") = " << got << ", want " << want;
+      }
+      norm += double(got) * double(got);
+    }
+    for (index_t i = c.s.m; i < ldc; ++i)
+      if (C[std::size_t(i + j * ldc)] != kSentinel && bad++ < 3)
+        ADD_FAILURE() << "padding of C modified at row " << i << ", column " << j;
+  }
+  EXPECT_EQ(bad, 0) << "mismatching elements";
+  const bool nontrivial = c.s.m > 0 && c.s.n > 0 && (c.beta != 0 || (c.alpha != 0 && c.s.k > 0));
+  if (nontrivial) EXPECT_GT(norm, 0.0) << "result is all zeros";
+}
+
+std::vector<Case> small_cases() {
+  std::vector<Case> v;
+  for (const Shape& s : kSmall)
+    for (Op a : kOps)
+      for (Op b : kOps)
+        for (double al : kScalars)
+          for (double be : kScalars)
+            for (bool odd : {true, false}) v.push_back({a, b, s, al, be, odd});
+  return v;
+}
+
+// ------------------------------------------------------------------ host backend (CI)
+void run_host(const Case& c, std::vector<float>& A, index_t lda, std::vector<float>& B,
+              index_t ldb, std::vector<float>& C, index_t ldc) {
+  const index_t ar = c.oa == Op::N ? c.s.m : c.s.k, ac = c.oa == Op::N ? c.s.k : c.s.m;
+  const index_t br = c.ob == Op::N ? c.s.k : c.s.n, bc = c.ob == Op::N ? c.s.n : c.s.k;
+  dla::gemm(dla::Context::host(), c.oa, c.ob, float(c.alpha),
+            dla::HostView<const float>(A.data(), ar, ac, lda),
+            dla::HostView<const float>(B.data(), br, bc, ldb), float(c.beta),
+            dla::HostView<float>(C.data(), c.s.m, c.s.n, ldc));
+}
+
+TEST(GemmHost, ExactSmallShapesAllCombos) {
+  for (const Case& c : small_cases())
+    check_case(c, [&](auto& A, index_t lda, auto& B, index_t ldb, auto& C, index_t ldc) {
+      run_host(c, A, lda, B, ldb, C, ldc);
+    });
+}
+
+TEST(GemmHost, ExactLargeShapes) {
+  for (const Case& c : large_cases(false))
+    check_case(c, [&](auto& A, index_t lda, auto& B, index_t ldb, auto& C, index_t ldc) {
+      run_host(c, A, lda, B, ldb, C, ldc);
+    });
+}
+
+TEST(GemmHost, DoubleMatchesReference) {
+  for (Op a : kOps)
+    for (Op b : kOps) {
+      const Mat<double> A = dla::test::random_matrix<double>(a == Op::N ? 37 : 19, a == Op::N ? 19 : 37, 1);
+      const Mat<double> B = dla::test::random_matrix<double>(b == Op::N ? 19 : 23, b == Op::N ? 23 : 19, 2);
+      Mat<double> C = dla::test::random_matrix<double>(37, 23, 3);
+      const Mat<double> want = 0.5 * (a == Op::N ? Mat<double>(A) : Mat<double>(A.transpose())) *
+                                   (b == Op::N ? Mat<double>(B) : Mat<double>(B.transpose())) -
+                               2.0 * C;
+      dla::gemm(dla::Context::host(), a, b, 0.5, A, B, -2.0, C);
+      EXPECT_LE((C - want).norm(), 1e-12 * want.norm());
+    }
+}
+
+TEST(GemmHost, DimensionMismatchNamesShapes) {
+  Mat<float> A(4, 3), B(5, 2), C(4, 2);
+  A.setOnes(); B.setOnes(); C.setZero();
+  EXPECT_THROW(dla::gemm(dla::Context::host(), Op::N, Op::N, 1.0f, A, B, 0.0f, C),
+               dla::DimensionMismatch);
+  Mat<float> B2(3, 2), C2(5, 2);
+  B2.setOnes();
+  EXPECT_THROW(dla::gemm(dla::Context::host(), Op::N, Op::N, 1.0f, A, B2, 0.0f, C2),
+               dla::DimensionMismatch);
+  EXPECT_NO_THROW(dla::gemm(dla::Context::host(), Op::T, Op::N, 1.0f, A, Mat<float>(Mat<float>::Ones(4, 2)), 0.0f, B2));
+}
+
+// ------------------------------------------------------------------ argument errors
+TEST(GemmArgs, LapackStyleInfo) {
+  if (!dla::cuda_compiled()) {
+    EXPECT_THROW(dla::cuda::sgemm(nullptr, Op::N, Op::N, 1, 1, 1, 1.f, nullptr, 1, nullptr, 1,
+                                  0.f, nullptr, 1),
+                 dla::NotCompiled);
+    return;
+  }
+  // Argument checks happen before any device work: null pointers are never touched.
+  auto s = [](Op a, Op b, index_t m, index_t n, index_t k, index_t lda, index_t ldb, index_t ldc) {
+    return dla::cuda::sgemm(nullptr, a, b, m, n, k, 1.f, nullptr, lda, nullptr, ldb, 0.f, nullptr,
+                            ldc);
+  };
+  EXPECT_EQ(s(Op(char('X')), Op::N, 1, 1, 1, 1, 1, 1), -1);
+  EXPECT_EQ(s(Op::N, Op(char('C')), 1, 1, 1, 1, 1, 1), -2);
+  EXPECT_EQ(s(Op::N, Op::N, -1, 1, 1, 1, 1, 1), -3);
+  EXPECT_EQ(s(Op::N, Op::N, 1, -1, 1, 1, 1, 1), -4);
+  EXPECT_EQ(s(Op::N, Op::N, 1, 1, -1, 1, 1, 1), -5);
+  EXPECT_EQ(s(Op::N, Op::N, 10, 5, 7, 9, 7, 10), -8);   // lda < m
+  EXPECT_EQ(s(Op::T, Op::N, 10, 5, 7, 6, 7, 10), -8);   // lda < k for A^T
+  EXPECT_EQ(s(Op::N, Op::N, 10, 5, 7, 10, 6, 10), -10);  // ldb < k
+  EXPECT_EQ(s(Op::N, Op::T, 10, 5, 7, 10, 4, 10), -10);  // ldb < n for B^T
+  EXPECT_EQ(s(Op::N, Op::N, 10, 5, 7, 10, 7, 9), -13);   // ldc < m
+  EXPECT_EQ(s(Op::N, Op::N, 0, 5, 7, 0, 7, 1), -8);      // lda >= 1 even when empty
+  EXPECT_EQ(s(Op::N, Op::N, 0, 0, 0, 1, 1, 1), 0);       // empty: nothing to do
+  EXPECT_EQ(s(Op::N, Op::N, 0, 5, 7, 1, 7, 1), 0);
+  EXPECT_EQ(dla::cuda::dgemm(nullptr, Op::N, Op::N, 3, -2, 1, 1.0, nullptr, 3, nullptr, 1, 0.0,
+                             nullptr, 3),
+            -4);
+  EXPECT_THROW(dla::cuda::sgemm_variant("no_such_kernel", nullptr, Op::N, Op::N, 1, 1, 1, 1.f,
+                                        nullptr, 1, nullptr, 1, 0.f, nullptr, 1),
+               dla::InvalidArgument);
+  EXPECT_EQ(dla::cuda::sgemm_variants(), kVariants);
+}
+
+#if DLA_HAVE_CUDA
+#include "gemm_test_gpu.inc"
+#endif
+
+}  // namespace
