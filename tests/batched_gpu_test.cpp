@@ -1,0 +1,406 @@
+// Batched solvers on the device: dla::cuda::*_batched against the host path.
+// Every test starts with DLA_REQUIRE_GPU() (skips without a device).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "dla/core/batch.hpp"
+#include "dla/core/context.hpp"
+#include "dla/core/device_matrix.hpp"
+#include "dla/core/error.hpp"
+#include "dla/solvers/batched.hpp"
+#include "dla/solvers/batched_cuda.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using dla::Batch;
+using dla::index_t;
+using dla::Op;
+using dla::Uplo;
+using dla::test::Mat;
+using i32 = std::int32_t;
+
+constexpr double kLimit = 50.0;
+const std::vector<index_t> kSizes = {1, 2, 3, 7, 8, 16, 31, 32, 33, 64, 100, 128, 129, 256};
+
+template <class T>
+double eps() { return double(std::numeric_limits<T>::epsilon()); }
+
+template <class T>
+Batch<T> rnd(index_t count, index_t rows, index_t cols, std::uint64_t seed) {
+  Batch<T> b(count, rows, cols);
+  for (index_t i = 0; i < count; ++i)
+    b[i] = dla::test::random_matrix<T>(rows, cols, seed * 1000003 + std::uint64_t(i));
+  return b;
+}
+template <class T>
+Batch<T> spd(index_t count, index_t n, std::uint64_t seed) {
+  Batch<T> b(count, n, n);
+  for (index_t i = 0; i < count; ++i) {
+    Mat<T> m = dla::test::random_matrix<T>(n, n, seed * 7919 + std::uint64_t(i));
+    Mat<T> s = (m + m.transpose()) / T(2);
+    s.diagonal().array() += T(n);
+    b[i] = s;
+  }
+  return b;
+}
+
+// A (op'd) x - b backward error, max over columns.
+template <class T>
+double berr(const Mat<T>& A, const Mat<T>& X, const Mat<T>& B) {
+  const Mat<double> a = A.template cast<double>(), x = X.template cast<double>(),
+                    b = B.template cast<double>();
+  const double na = a.cwiseAbs().colwise().sum().maxCoeff();
+  double worst = 0;
+  for (Eigen::Index c = 0; c < x.cols(); ++c) {
+    const double e = (a * x.col(c) - b.col(c)).cwiseAbs().sum() /
+                     (na * x.col(c).cwiseAbs().sum() * double(A.rows()) * eps<T>());
+    worst = std::isfinite(e) ? std::max(worst, e) : std::numeric_limits<double>::infinity();
+  }
+  return worst;
+}
+template <class T>
+double ferr(const Mat<T>& A, const Mat<T>& F, const i32* ipiv) {
+  const index_t n = A.rows();
+  Mat<double> pa = A.template cast<double>();
+  for (index_t k = 0; k < n; ++k)
+    if (ipiv[k] - 1 != k) pa.row(k).swap(pa.row(ipiv[k] - 1));
+  const Mat<double> f = F.template cast<double>();
+  const Mat<double> L = f.template triangularView<Eigen::UnitLower>();
+  const Mat<double> U = f.template triangularView<Eigen::Upper>();
+  const double na = A.template cast<double>().cwiseAbs().colwise().sum().maxCoeff();
+  return (pa - L * U).cwiseAbs().colwise().sum().maxCoeff() / (na * double(n) * eps<T>());
+}
+
+// A host batch laid out with leading dimension ld and stride on the device;
+// padding is NaN so reading it would show.
+template <class T>
+struct Dev {
+  index_t count, rows, cols, ld, stride;
+  std::vector<T> host;
+  dla::DeviceBuffer<T> buf;
+  Dev(const Batch<T>& b, index_t ld_, index_t stride_)
+      : count(b.count()), rows(b.rows()), cols(b.cols()), ld(ld_), stride(stride_),
+        host(std::size_t(std::max<index_t>(stride_ * b.count(), 1)), std::numeric_limits<T>::quiet_NaN()),
+        buf(index_t(host.size())) {
+    for (index_t m = 0; m < count; ++m)
+      for (index_t j = 0; j < cols; ++j)
+        for (index_t i = 0; i < rows; ++i) host[m * stride + i + j * ld] = b[m](i, j);
+    buf.upload(host.data(), index_t(host.size()));
+  }
+  T* data() { return buf.data(); }
+  Batch<T> get() {
+    buf.download(host.data(), index_t(host.size()));
+    Batch<T> b(count, rows, cols);
+    for (index_t m = 0; m < count; ++m)
+      for (index_t j = 0; j < cols; ++j)
+        for (index_t i = 0; i < rows; ++i) b[m](i, j) = host[m * stride + i + j * ld];
+    return b;
+  }
+  bool padding_intact() const {  // call after get()
+    for (index_t m = 0; m < count; ++m)
+      for (index_t e = 0; e < stride && m * stride + e < index_t(host.size()); ++e) {
+        const index_t i = e % ld, j = e / ld;
+        if ((i >= rows || j >= cols) && !std::isnan(host[m * stride + e])) return false;
+      }
+    return true;
+  }
+};
+
+std::vector<i32> get_ints(const dla::DeviceBuffer<i32>& d) {
+  std::vector<i32> h(std::size_t(d.size()));
+  d.download(h.data(), d.size());
+  return h;
+}
+
+// Typed dispatch to the s/d entry points.
+template <class T>
+int getrf(index_t n, T* A, index_t lda, index_t sA, i32* p, i32* info, index_t count) {
+  if constexpr (std::is_same_v<T, float>) return dla::cuda::sgetrf_batched(nullptr, n, A, lda, sA, p, info, count);
+  else return dla::cuda::dgetrf_batched(nullptr, n, A, lda, sA, p, info, count);
+}
+template <class T>
+int getrs(Op op, index_t n, index_t k, const T* A, index_t lda, index_t sA, const i32* p, T* B,
+          index_t ldb, index_t sB, index_t count) {
+  if constexpr (std::is_same_v<T, float>) return dla::cuda::sgetrs_batched(nullptr, op, n, k, A, lda, sA, p, B, ldb, sB, count);
+  else return dla::cuda::dgetrs_batched(nullptr, op, n, k, A, lda, sA, p, B, ldb, sB, count);
+}
+template <class T>
+int gesv(index_t n, index_t k, T* A, index_t lda, index_t sA, i32* p, T* B, index_t ldb,
+         index_t sB, i32* info, index_t count) {
+  if constexpr (std::is_same_v<T, float>) return dla::cuda::sgesv_batched(nullptr, n, k, A, lda, sA, p, B, ldb, sB, info, count);
+  else return dla::cuda::dgesv_batched(nullptr, n, k, A, lda, sA, p, B, ldb, sB, info, count);
+}
+template <class T>
+int posv(Uplo u, index_t n, index_t k, T* A, index_t lda, index_t sA, T* B, index_t ldb,
+         index_t sB, i32* info, index_t count) {
+  if constexpr (std::is_same_v<T, float>) return dla::cuda::sposv_batched(nullptr, u, n, k, A, lda, sA, B, ldb, sB, info, count);
+  else return dla::cuda::dposv_batched(nullptr, u, n, k, A, lda, sA, B, ldb, sB, info, count);
+}
+template <class T>
+int potrf(Uplo u, index_t n, T* A, index_t lda, index_t sA, i32* info, index_t count) {
+  if constexpr (std::is_same_v<T, float>) return dla::cuda::spotrf_batched(nullptr, u, n, A, lda, sA, info, count);
+  else return dla::cuda::dpotrf_batched(nullptr, u, n, A, lda, sA, info, count);
+}
+
+template <class T>
+class BatchedGpu : public ::testing::Test {};
+using Types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(BatchedGpu, Types);
+
+std::vector<index_t> counts_for(index_t n) {
+  if (n <= 32) return {1, 1000, 70000};
+  if (n <= 128) return {1, 1000};
+  return {1, 200};
+}
+
+TYPED_TEST(BatchedGpu, GetrfFactorsAndPivotsMatchHost) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  const dla::Context host = dla::Context::host();
+  for (index_t n : kSizes)
+    for (index_t count : counts_for(n)) {
+      auto A = rnd<T>(count, n, n, 100 + n);
+      const auto ref = dla::lu_factor_batched(host, A);
+      Dev<T> d(A, n + 3, (n + 3) * n + 5);
+      dla::DeviceBuffer<i32> p(count * n), info(count);
+      ASSERT_EQ(getrf<T>(n, d.data(), d.ld, d.stride, p.data(), info.data(), count), 0);
+      auto F = d.get();
+      ASSERT_TRUE(d.padding_intact()) << "n=" << n;
+      const auto piv = get_ints(p), inf = get_ints(info);
+      index_t mismatched = 0;
+      const index_t step = count > 1000 ? 97 : 1;
+      for (index_t b = 0; b < count; ++b) {
+        ASSERT_EQ(inf[b], 0) << "n=" << n << " member " << b;
+        const bool same = std::equal(piv.begin() + b * n, piv.begin() + (b + 1) * n,
+                                     ref.ipiv.begin() + b * n);
+        mismatched += !same;
+        if (b % step == 0 || !same)
+          ASSERT_LE(ferr<T>(A[b], F[b], piv.data() + b * n), kLimit) << "n=" << n << " member " << b;
+      }
+      // FP64: exact. FP32: device FMA vs host rounding can flip a near-tie
+      // pivot choice in rare members; their factors were checked above.
+      if (std::is_same_v<T, double>) EXPECT_EQ(mismatched, 0) << "n=" << n << " count=" << count;
+      else EXPECT_LE(mismatched, std::max<index_t>(1, count / 100)) << "n=" << n << " count=" << count;
+    }
+}
+
+TYPED_TEST(BatchedGpu, GesvAndGetrsTransBackwardError) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  for (index_t n : kSizes)
+    for (index_t count : counts_for(n))
+      for (index_t k : {index_t(1), index_t(4)}) {
+        if (count > 1000 && k == 4) continue;
+        auto A = rnd<T>(count, n, n, 200 + n);
+        auto B = rnd<T>(count, n, k, 300 + n);
+        Dev<T> dA(A, n + 1, (n + 1) * n + 3), dB(B, n + 2, (n + 2) * k + 1);
+        dla::DeviceBuffer<i32> p(count * n), info(count);
+        ASSERT_EQ(gesv<T>(n, k, dA.data(), dA.ld, dA.stride, p.data(), dB.data(), dB.ld, dB.stride,
+                          info.data(), count), 0);
+        auto X = dB.get();
+        ASSERT_TRUE(dB.padding_intact());
+        const auto inf = get_ints(info);
+        for (index_t b = 0; b < count; ++b) {
+          ASSERT_EQ(inf[b], 0);
+          ASSERT_LE(berr<T>(A[b], X[b], B[b]), kLimit) << "n=" << n << " k=" << k << " member " << b;
+        }
+        // A^T x = b with the same factors.
+        Dev<T> dC(B, n, n * k);
+        ASSERT_EQ(getrs<T>(Op::T, n, k, dA.data(), dA.ld, dA.stride, p.data(), dC.data(), dC.ld,
+                           dC.stride, count), 0);
+        auto Y = dC.get();
+        for (index_t b = 0; b < count; b += (count > 1000 ? 13 : 1)) {
+          const Mat<T> at = A[b].transpose();
+          ASSERT_LE(berr<T>(at, Y[b], B[b]), kLimit) << "trans n=" << n << " member " << b;
+        }
+      }
+}
+
+TYPED_TEST(BatchedGpu, PosvLowerAndUpperReadOnlyTheirTriangle) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  for (Uplo u : {Uplo::Lower, Uplo::Upper})
+    for (index_t n : kSizes)
+      for (index_t count : counts_for(n))
+        for (index_t k : {index_t(1), index_t(4)}) {
+          if (count > 1000 && k == 4) continue;
+          auto A = spd<T>(count, n, 400 + n);
+          auto B = rnd<T>(count, n, k, 500 + n);
+          auto P = A;  // the other triangle poisoned
+          for (index_t b = 0; b < count; ++b)
+            for (index_t j = 0; j < n; ++j)
+              for (index_t i = 0; i < n; ++i)
+                if ((u == Uplo::Lower && i < j) || (u == Uplo::Upper && i > j))
+                  P[b](i, j) = std::numeric_limits<T>::quiet_NaN();
+          Dev<T> dA(P, n + 2, (n + 2) * n + 7), dB(B, n, n * k + 2);
+          dla::DeviceBuffer<i32> info(count);
+          ASSERT_EQ(posv<T>(u, n, k, dA.data(), dA.ld, dA.stride, dB.data(), dB.ld, dB.stride,
+                            info.data(), count), 0);
+          auto X = dB.get();
+          auto F = dA.get();
+          const auto inf = get_ints(info);
+          for (index_t b = 0; b < count; ++b) {
+            ASSERT_EQ(inf[b], 0);
+            ASSERT_LE(berr<T>(A[b], X[b], B[b]), kLimit)
+                << "uplo=" << char(u) << " n=" << n << " k=" << k << " member " << b;
+            if (b < 3)
+              for (index_t j = 0; j < n; ++j)
+                for (index_t i = 0; i < n; ++i)
+                  if ((u == Uplo::Lower && i < j) || (u == Uplo::Upper && i > j))
+                    ASSERT_TRUE(std::isnan(F[b](i, j))) << "other triangle written";
+          }
+        }
+}
+
+TYPED_TEST(BatchedGpu, FailingMembersExactInfoOthersUnaffected) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  for (index_t n : {index_t(1), index_t(5), index_t(32), index_t(33), index_t(100), index_t(256)}) {
+    const index_t count = 300;
+    auto A = rnd<T>(count, n, n, 600 + n);
+    auto B = rnd<T>(count, n, 1, 700 + n);
+    A[0].col(n - 1).setZero();        // info n
+    A[150].col(n / 2).setZero();      // info n/2 + 1
+    A[count - 1].setZero();           // info 1
+    Dev<T> dA(A, n, n * n), dB(B, n, n);
+    dla::DeviceBuffer<i32> p(count * n), info(count);
+    ASSERT_EQ(gesv<T>(n, 1, dA.data(), n, n * n, p.data(), dB.data(), n, n, info.data(), count), 0);
+    const auto inf = get_ints(info);
+    auto X = dB.get();
+    for (index_t b = 0; b < count; ++b) {
+      const i32 want = b == 0 ? i32(n) : b == 150 ? i32(n / 2 + 1) : b == count - 1 ? 1 : 0;
+      ASSERT_EQ(inf[b], want) << "n=" << n << " member " << b;
+      if (!want) ASSERT_LE(berr<T>(A[b], X[b], B[b]), kLimit) << "n=" << n << " member " << b;
+    }
+    // Cholesky: minor j+1 fails where A(j,j) = -1.
+    auto S = spd<T>(count, n, 800 + n);
+    S[3](n / 3, n / 3) = T(-1);
+    S[200](n - 1, n - 1) = std::numeric_limits<T>::quiet_NaN();
+    Dev<T> dS(S, n, n * n), dC(B, n, n);
+    ASSERT_EQ(posv<T>(Uplo::Lower, n, 1, dS.data(), n, n * n, dC.data(), n, n, info.data(), count), 0);
+    const auto inf2 = get_ints(info);
+    auto Y = dC.get();
+    for (index_t b = 0; b < count; ++b) {
+      const i32 want = b == 3 ? i32(n / 3 + 1) : b == 200 ? i32(n) : 0;
+      ASSERT_EQ(inf2[b], want) << "chol n=" << n << " member " << b;
+      if (!want) ASSERT_LE(berr<T>(S[b], Y[b], B[b]), kLimit) << "chol n=" << n << " member " << b;
+    }
+  }
+}
+
+TYPED_TEST(BatchedGpu, PointerArrayMatchesStrided) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  for (index_t n : {index_t(3), index_t(16), index_t(32), index_t(48), index_t(129)}) {
+    const index_t count = 37, k = 2, lda = n + 1;
+    auto A = rnd<T>(count, n, n, 900 + n);
+    auto S = spd<T>(count, n, 950 + n);
+    auto B = rnd<T>(count, n, k, 990 + n);
+    for (int chol = 0; chol < 2; ++chol) {
+      const auto& M = chol ? S : A;
+      Dev<T> ref(M, lda, lda * n), refB(B, n, n * k);
+      Dev<T> arr(M, lda, lda * n), arrB(B, n, n * k);
+      dla::DeviceBuffer<i32> p1(count * n), p2(count * n), i1(count), i2(count);
+      // Pointers in reverse order: matrix b is the (count-1-b)-th slot.
+      std::vector<T*> pa(count), pb(count);
+      for (index_t b = 0; b < count; ++b) {
+        pa[b] = arr.data() + (count - 1 - b) * arr.stride;
+        pb[b] = arrB.data() + (count - 1 - b) * arrB.stride;
+      }
+      dla::DeviceBuffer<T*> dpa(count), dpb(count);
+      dpa.upload(pa.data(), count);
+      dpb.upload(pb.data(), count);
+      int rc1 = 0, rc2 = 0, rc3 = 0, rc4 = 0;
+      if constexpr (std::is_same_v<T, float>) {
+        if (!chol) {
+          rc1 = dla::cuda::sgetrf_batched(nullptr, n, ref.data(), lda, ref.stride, p1.data(), i1.data(), count);
+          rc2 = dla::cuda::sgetrs_batched(nullptr, Op::N, n, k, ref.data(), lda, ref.stride, p1.data(), refB.data(), n, n * k, count);
+          rc3 = dla::cuda::sgetrf_batched_ptr(nullptr, n, dpa.data(), lda, p2.data(), i2.data(), count);
+          rc4 = dla::cuda::sgetrs_batched_ptr(nullptr, Op::N, n, k, dpa.data(), lda, p2.data(), dpb.data(), n, count);
+        } else {
+          rc1 = dla::cuda::spotrf_batched(nullptr, Uplo::Lower, n, ref.data(), lda, ref.stride, i1.data(), count);
+          rc2 = dla::cuda::spotrs_batched(nullptr, Uplo::Lower, n, k, ref.data(), lda, ref.stride, refB.data(), n, n * k, count);
+          rc3 = dla::cuda::spotrf_batched_ptr(nullptr, Uplo::Lower, n, dpa.data(), lda, i2.data(), count);
+          rc4 = dla::cuda::spotrs_batched_ptr(nullptr, Uplo::Lower, n, k, dpa.data(), lda, dpb.data(), n, count);
+        }
+      } else {
+        if (!chol) {
+          rc1 = dla::cuda::dgetrf_batched(nullptr, n, ref.data(), lda, ref.stride, p1.data(), i1.data(), count);
+          rc2 = dla::cuda::dgetrs_batched(nullptr, Op::N, n, k, ref.data(), lda, ref.stride, p1.data(), refB.data(), n, n * k, count);
+          rc3 = dla::cuda::dgetrf_batched_ptr(nullptr, n, dpa.data(), lda, p2.data(), i2.data(), count);
+          rc4 = dla::cuda::dgetrs_batched_ptr(nullptr, Op::N, n, k, dpa.data(), lda, p2.data(), dpb.data(), n, count);
+        } else {
+          rc1 = dla::cuda::dpotrf_batched(nullptr, Uplo::Lower, n, ref.data(), lda, ref.stride, i1.data(), count);
+          rc2 = dla::cuda::dpotrs_batched(nullptr, Uplo::Lower, n, k, ref.data(), lda, ref.stride, refB.data(), n, n * k, count);
+          rc3 = dla::cuda::dpotrf_batched_ptr(nullptr, Uplo::Lower, n, dpa.data(), lda, i2.data(), count);
+          rc4 = dla::cuda::dpotrs_batched_ptr(nullptr, Uplo::Lower, n, k, dpa.data(), lda, dpb.data(), n, count);
+        }
+      }
+      ASSERT_EQ(rc1, 0); ASSERT_EQ(rc2, 0); ASSERT_EQ(rc3, 0); ASSERT_EQ(rc4, 0);
+      auto X1 = refB.get(), X2 = arrB.get();
+      const auto q1 = get_ints(p1), q2 = get_ints(p2);
+      for (index_t b = 0; b < count; ++b) {
+        ASSERT_TRUE(X1[b] == X2[b]) << "chol=" << chol << " n=" << n << " member " << b;
+        ASSERT_LE(berr<T>(M[b], X1[b], B[b]), kLimit);
+        if (!chol)
+          for (index_t i = 0; i < n; ++i) ASSERT_EQ(q1[(count - 1 - b) * n + i], q2[b * n + i]);
+      }
+    }
+  }
+}
+
+TEST(BatchedGpuArgs, ArgumentErrors) {
+  DLA_REQUIRE_GPU();
+  dla::DeviceBuffer<float> A(64 * 4);
+  dla::DeviceBuffer<i32> p(64), info(4);
+  float* a = A.data();
+  EXPECT_EQ(dla::cuda::sgetrf_batched(nullptr, -1, a, 8, 64, p.data(), info.data(), 4), -2);
+  EXPECT_EQ(dla::cuda::sgetrf_batched(nullptr, 8, nullptr, 8, 64, p.data(), info.data(), 4), -3);
+  EXPECT_EQ(dla::cuda::sgetrf_batched(nullptr, 8, a, 7, 64, p.data(), info.data(), 4), -4);
+  EXPECT_EQ(dla::cuda::sgetrf_batched(nullptr, 8, a, 8, 63, p.data(), info.data(), 4), -5);
+  EXPECT_EQ(dla::cuda::sgetrf_batched(nullptr, 8, a, 8, 64, nullptr, info.data(), 4), -6);
+  EXPECT_EQ(dla::cuda::sgetrf_batched(nullptr, 8, a, 8, 64, p.data(), nullptr, 4), -7);
+  EXPECT_EQ(dla::cuda::sgetrf_batched(nullptr, 8, a, 8, 64, p.data(), info.data(), -1), -8);
+  EXPECT_EQ(dla::cuda::sgetrf_batched(nullptr, 8, a, 8, 64, p.data(), info.data(), 0), 0);
+  EXPECT_EQ(dla::cuda::sgetrs_batched(nullptr, Op::N, 8, -1, a, 8, 64, p.data(), a, 8, 8, 4), -4);
+  EXPECT_EQ(dla::cuda::sgetrs_batched(nullptr, Op::N, 8, 1, a, 8, 64, p.data(), a, 7, 8, 4), -10);
+  EXPECT_EQ(dla::cuda::spotrf_batched(nullptr, Uplo(' '), 8, a, 8, 64, info.data(), 4), -2);
+  EXPECT_EQ(dla::cuda::spotrf_batched(nullptr, Uplo::Lower, 8, a, 8, 64, info.data(), -2), -8);
+  EXPECT_EQ(dla::cuda::spotrs_batched(nullptr, Uplo::Lower, 8, 1, a, 8, 64, a, 8, 7, 4), -10);
+}
+
+TYPED_TEST(BatchedGpu, HighLevelCudaBackendMatchesHost) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  dla::Context gpu(dla::Backend::Cuda);
+  const dla::Context host = dla::Context::host();
+  for (index_t n : {index_t(4), index_t(32), index_t(65)}) {
+    const index_t count = 500;
+    auto A = rnd<T>(count, n, n, 1100 + n);
+    auto B = rnd<T>(count, n, 3, 1200 + n);
+    A[42].col(1 % n).setZero();
+    std::vector<i32> ig, ih;
+    auto Xg = dla::solve_batched(gpu, A, B, dla::Method::LU, &ig);
+    auto Xh = dla::solve_batched(host, A, B, dla::Method::LU, &ih);
+    EXPECT_EQ(ig, ih);
+    EXPECT_EQ(ig[42], i32(1 % n + 1));
+    EXPECT_TRUE(Xg[42].array().isNaN().all());
+    for (index_t b = 0; b < count; ++b)
+      if (b != 42) ASSERT_LE(berr<T>(A[b], Xg[b], B[b]), kLimit) << b;
+    EXPECT_THROW(dla::solve_batched(gpu, A, B), dla::SingularMatrix);
+    auto lu = dla::lu_factor_batched(gpu, A);
+    EXPECT_EQ(lu.backend, dla::Backend::Cuda);
+    EXPECT_EQ(lu.info, ih);
+    auto S = spd<T>(count, n, 1300 + n);
+    auto Y = dla::solve_batched(gpu, S, B, dla::Method::Auto);
+    for (index_t b = 0; b < count; ++b) ASSERT_LE(berr<T>(S[b], Y[b], B[b]), kLimit) << b;
+  }
+}
+
+}  // namespace
