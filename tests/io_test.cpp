@@ -90,6 +90,8 @@ TYPED_TEST(IoRoundTrip, Batches) {
   w.write_batch<T>("grp/b3", b, {.rank = 3});
   w.write_batch<T>("grp/v2", v, {.rank = 2});
   w.write_batch<T>("v3", v, {.rank = 3});
+  w.write_batch<T>("dflt3", b);  // the default rank 2 keeps a matrix batch 3-D
+  w.write_batch<T>("dflt2", v);  // ... and writes a batch of vectors 2-D
   w.commit();
   dla::io::ReadInfo info;
   const dla::Batch<T> rb = dla::io::read_batch<T>(file, "grp/b3", &info);
@@ -106,12 +108,17 @@ TYPED_TEST(IoRoundTrip, Batches) {
     ASSERT_EQ(rv.cols(), 1);
     EXPECT_TRUE(rv.storage() == v.storage()) << name;
   }
+  EXPECT_TRUE(dla::io::read_batch<T>(file, "dflt3").storage() == b.storage());
+  EXPECT_TRUE(dla::io::read_batch<T>(file, "dflt2").storage() == v.storage());
   const auto list = dla::io::list_datasets(file);
-  ASSERT_EQ(list.size(), 3u);
-  EXPECT_EQ(list[0].name, "grp/b3");
-  EXPECT_EQ(list[0].shape, (std::vector<dla::index_t>{5, 3, 7}));
-  EXPECT_EQ(list[1].shape, (std::vector<dla::index_t>{4, 6}));
-  EXPECT_EQ(list[2].shape, (std::vector<dla::index_t>{4, 6, 1}));
+  ASSERT_EQ(list.size(), 5u);
+  EXPECT_EQ(list[0].name, "dflt2");
+  EXPECT_EQ(list[0].shape, (std::vector<dla::index_t>{4, 6}));
+  EXPECT_EQ(list[1].shape, (std::vector<dla::index_t>{5, 3, 7}));
+  EXPECT_EQ(list[2].name, "grp/b3");
+  EXPECT_EQ(list[2].shape, (std::vector<dla::index_t>{5, 3, 7}));
+  EXPECT_EQ(list[3].shape, (std::vector<dla::index_t>{4, 6}));
+  EXPECT_EQ(list[4].shape, (std::vector<dla::index_t>{4, 6, 1}));
 }
 
 TEST(IoRoundTrip, CrossPrecision) {
@@ -292,8 +299,8 @@ TEST(IoWrite, BadArgumentsAndFolders) {
       {file, "'V'", "rank 1 needs an n x 1 matrix"});
   one([](auto& w) { w.template write_matrix<float>("G", Mat<float>(3, 2), {.gzip_level = 10}); },
       {file, "'G'", "gzip level 10"});
-  one([](auto& w) { w.template write_batch<float>("B", dla::Batch<float>(2, 3, 2), {.rank = 2}); },
-      {file, "'B'", "batch of vectors"});
+  one([](auto& w) { w.template write_batch<float>("B", dla::Batch<float>(2, 3, 2), {.rank = 1}); },
+      {file, "'B'", "batch rank 1"});
   one([](auto& w) { w.set_attribute("nothing", "a", 1.0); }, {file, "'nothing'", "no such dataset"});
   if (::geteuid() != 0) {  // root writes anywhere
     const fs::path ro = fresh_dir("readonly");

@@ -204,12 +204,10 @@ void FileWriter::write_batch(const std::string& dataset, const Batch<T>& b, Data
     const hid_t disk = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
     const int gz = w.level(dataset, o.gzip_level);
-    if (o.rank == 2) {
-      if (b.cols() != 1)
-        fail(w.path, dataset, "rank 2 needs a batch of vectors (cols 1), got cols " + std::to_string(b.cols()));
+    if (o.rank == 2 && b.cols() == 1) {  // a batch of vectors: (count, n)
       Handle ds = w.create_dataset(dataset, disk, {hsize_t(b.count()), hsize_t(b.rows())}, gz);
       w.write(ds, dataset, mem, b.data());
-    } else if (o.rank == 3) {
+    } else if (o.rank == 2 || o.rank == 3) {
       Handle ds = w.create_dataset(dataset, disk, {hsize_t(b.count()), hsize_t(b.rows()), hsize_t(b.cols())}, gz);
       std::vector<T> c(b.storage().size());
       using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -217,7 +215,7 @@ void FileWriter::write_batch(const std::string& dataset, const Batch<T>& b, Data
         Eigen::Map<RowMajor>(c.data() + k * b.stride(), b.rows(), b.cols()) = b[k];
       w.write(ds, dataset, mem, c.data());
     } else {
-      fail(w.path, dataset, "batch rank " + std::to_string(o.rank) + " is not 2 or 3");
+      fail(w.path, dataset, "batch rank " + std::to_string(o.rank) + " is not 2 (vectors 2-D, others 3-D) or 3");
     }
   });
 }

@@ -31,8 +31,10 @@ class FileWriter {
   template <class T>
   void write_matrix(const std::string& dataset, const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& m,
                     DatasetOptions o = {});
-  // A batch as a 3-D dataset (count, rows, cols); with o.rank = 2 a batch of
-  // vectors (count x n x 1) as a 2-D dataset (count, n).
+  // A batch as a 3-D dataset (count, rows, cols). With o.rank = 2 (the
+  // default) a batch of vectors (count x n x 1) is written as a 2-D dataset
+  // (count, n), which read_batch reads back as vectors; other batches stay 3-D.
+  // o.rank = 3 always writes 3-D.
   template <class T>
   void write_batch(const std::string& dataset, const Batch<T>& b, DatasetOptions o = {});
   // A 1-D integer dataset (int32 or int64 on disk, as I), e.g. pivots.
