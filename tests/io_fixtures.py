@@ -36,6 +36,7 @@ def write(d):
         f["i32"] = formula2(4, 6, np.int32, -10.0, 0).T.copy()      # shape (6, 4): a[i,j] = -10 j + i
         f["i64"] = (np.int64(2) ** 40 + formula2(2, 3, np.int64, 3.0, 0)).astype(np.int64)  # 2^40 + 3i + j
         f["u8"] = formula2(2, 2, np.uint8, 2.0, 1)                  # 2i + j + 1
+        f["be"] = formula2(3, 4, ">f8")                             # big-endian: i*100 + j + 0.25
         f["complex"] = np.ones((2, 2), dtype=np.complex128)
         f["strings"] = np.array([b"ab", b"cd"], dtype="S2")
         f["compound"] = np.zeros(3, dtype=[("x", "f8"), ("n", "i4")])

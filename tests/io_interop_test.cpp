@@ -63,6 +63,7 @@ TYPED_TEST(IoInterop, ReadsH5pyFixtures) {
     for (int i = 0; i < 2; ++i) i64(i, j) = T(std::ldexp(1.0, 40) + 3 * i + j);
   check("i64", i64, 2, "int64", true);
   check("u8", formula<T>(2, 2, 2, 1), 2, "uint8", false);
+  check("be", formula<T>(3, 4, 100, 0.25), 2, "float64", is_float);  // big-endian on disk
 
   // A random matrix, compared with its %.17g text form.
   std::ifstream txt(dir / "rand.txt");
@@ -103,6 +104,7 @@ TEST(IoInterop, ListsH5pyDatasets) {
   const auto list = dla::io::list_datasets((dir / "fixtures.h5").string());
   std::map<std::string, std::pair<std::vector<dla::index_t>, std::string>> want = {
       {"b", {{9}, "float64"}},           {"batch", {{4, 3, 2}, "float64"}},
+      {"be", {{3, 4}, "float64"}},
       {"batchvec", {{4, 5}, "float64"}}, {"chunked", {{300, 200}, "float64"}},
       {"complex", {{2, 2}, "complex"}},  {"compound", {{3}, "compound"}},
       {"empty", {{0, 5}, "float64"}},    {"f16", {{2, 2}, "float16"}},
@@ -178,7 +180,7 @@ TEST(IoErrors, DatasetLevel) {
   DLA_IO_FIXTURES_OR_FAIL(dir);
   const std::string f = (dir / "fixtures.h5").string();
   expect_io_error([&] { dla::io::read_matrix<double>(f, "nope"); },
-                  {f, "'nope'", "no such dataset", "datasets in the file: b, batch", "grp/nested"});
+                  {f, "'nope'", "no such dataset", "datasets in the file: b, batch, batchvec", "grp/nested"});
   expect_io_error([&] { dla::io::read_matrix<double>(f, "grp"); }, {f, "'grp'", "is a group"});
   expect_io_error([&] { dla::io::read_matrix<double>(f, "grp/nope/x"); }, {f, "'grp/nope/x'", "no such dataset"});
   expect_io_error([&] { dla::io::read_matrix<double>(f, "batch"); },
