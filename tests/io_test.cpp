@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -276,6 +277,43 @@ TEST(IoWrite, FailureMidWriteLeavesNothing) {
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"out.h5"});
   EXPECT_EQ(fs::file_size(file), size);
   EXPECT_TRUE(dla::io::read_matrix<double>(file, "keep") == keep);
+}
+
+TEST(IoWrite, TargetCreatedMeanwhileIsKept) {
+  const fs::path dir = fresh_dir("race");
+  const std::string file = (dir / "out.h5").string();
+  {
+    dla::io::FileWriter w(file);
+    w.write_matrix<double>("A", random_matrix<double>(3, 3, 1));
+    std::ofstream(file) << "someone else's file";  // appears before commit
+    expect_io_error([&] { w.commit(); }, {file, "created while writing", "force"});
+  }
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"out.h5"});
+  std::ifstream in(file);
+  std::string content;
+  std::getline(in, content);
+  EXPECT_EQ(content, "someone else's file");
+}
+
+TEST(IoWrite, MovedWriterOwnsTheTransaction) {
+  const fs::path dir = fresh_dir("move");
+  const std::string file = (dir / "m.h5").string();
+  const Mat<float> a = random_matrix<float>(4, 2, 3);
+  dla::io::FileWriter w1(file);
+  w1.write_matrix<float>("a", a);
+  dla::io::FileWriter w2(std::move(w1));
+  expect_io_error([&] { w1.write_matrix<float>("b", a); }, {"moved from"});
+  w2.commit();
+  EXPECT_TRUE(dla::io::read_matrix<float>(file, "a") == a);
+  {
+    dla::io::FileWriter w3((dir / "other.h5").string());
+    w3.write_matrix<float>("x", a);
+    w3 = dla::io::FileWriter((dir / "third.h5").string());  // drops other.h5's transaction
+    w3.commit();
+  }
+  auto names = files_in(dir);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"m.h5", "third.h5"}));
 }
 
 TEST(IoWrite, BadArgumentsAndFolders) {
