@@ -1,0 +1,323 @@
+// Benchmark suite "potrf": dla::cuda::spotrf / sposv against cusolverDnSpotrf
+// (+ potrs) on the same random SPD matrices in the same run; dpotrf rows
+// against cusolverDnDpotrf. Rates count n^3/3 flops (potrf) and
+// n^3/3 + 2 n^2 nrhs (posv). The timed region restores A from a pristine copy
+// first; the copy's own median time is subtracted.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench.hpp"
+#include "dla/core/cuda_check.hpp"
+#include "dla/core/device_matrix.hpp"
+#include "dla/gemm/gemm_cuda.hpp"
+#include "dla/solvers/cholesky_cuda.hpp"
+#include "dla/solvers/trsm_cuda.hpp"
+
+namespace dla::bench {
+namespace {
+
+__device__ inline double hash_uniform(std::uint64_t x) {  // splitmix64 -> [-1, 1)
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return double(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+// A = (S + S^T)/2 + (3 sqrt(n) + 1) I with S uniform in [-1, 1): SPD, cond ~3.
+template <class T>
+__global__ void make_spd(T* A, index_t n, std::uint64_t seed) {
+  const index_t total = n * n;
+  for (index_t idx = index_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+       idx += index_t(gridDim.x) * blockDim.x) {
+    const index_t i = idx % n, j = idx / n;
+    const index_t a = i < j ? i : j, b = i < j ? j : i;
+    double v = hash_uniform(seed * 0x100000001B3ull + std::uint64_t(a * n + b));
+    if (i == j) v += 3.0 * sqrt(double(n)) + 1.0;
+    A[idx] = T(v);
+  }
+}
+
+template <class T>
+__global__ void fill_uniform(T* x, index_t count, std::uint64_t seed) {
+  for (index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += index_t(gridDim.x) * blockDim.x)
+    x[i] = T(hash_uniform(seed * 7919 + std::uint64_t(i)));
+}
+
+template <class T>
+struct Blas;
+template <>
+struct Blas<float> {
+  static constexpr const char* name = "s";
+  static int potrf(stream_t s, index_t n, float* A, int* info) {
+    return cuda::spotrf(s, Uplo::Lower, n, A, n, info, nullptr);
+  }
+  static int potrs(stream_t s, index_t n, index_t r, const float* A, float* B) {
+    return cuda::spotrs(s, Uplo::Lower, n, r, A, n, B, n);
+  }
+  static void vpotrf_buf(cusolverDnHandle_t h, int n, float* A, int* lw) {
+    cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lw);
+  }
+  static void vpotrf(cusolverDnHandle_t h, int n, float* A, float* w, int lw, int* info) {
+    cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, n, w, lw, info);
+  }
+  static void vpotrs(cusolverDnHandle_t h, int n, int r, const float* A, float* B, int* info) {
+    cusolverDnSpotrs(h, CUBLAS_FILL_MODE_LOWER, n, r, A, n, B, n, info);
+  }
+  static void trmv(cublasHandle_t h, cublasOperation_t op, int n, const float* A, float* x) {
+    cublasStrmv(h, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT, n, A, n, x, 1);
+  }
+  static void gemv(cublasHandle_t h, int n, int r, float alpha, const float* A, const float* x,
+                   float beta, float* y) {
+    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, r, n, &alpha, A, n, x, n, &beta, y, n);
+  }
+  static double nrm2(cublasHandle_t h, index_t n, const float* x) {
+    float r = 0;
+    cublasSnrm2(h, int(n), x, 1, &r);
+    return r;
+  }
+};
+template <>
+struct Blas<double> {
+  static constexpr const char* name = "d";
+  static int potrf(stream_t s, index_t n, double* A, int* info) {
+    return cuda::dpotrf(s, Uplo::Lower, n, A, n, info, nullptr);
+  }
+  static int potrs(stream_t s, index_t n, index_t r, const double* A, double* B) {
+    return cuda::dpotrs(s, Uplo::Lower, n, r, A, n, B, n);
+  }
+  static void vpotrf_buf(cusolverDnHandle_t h, int n, double* A, int* lw) {
+    cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lw);
+  }
+  static void vpotrf(cusolverDnHandle_t h, int n, double* A, double* w, int lw, int* info) {
+    cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, n, w, lw, info);
+  }
+  static void vpotrs(cusolverDnHandle_t h, int n, int r, const double* A, double* B, int* info) {
+    cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, n, r, A, n, B, n, info);
+  }
+  static void trmv(cublasHandle_t h, cublasOperation_t op, int n, const double* A, double* x) {
+    cublasDtrmv(h, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT, n, A, n, x, 1);
+  }
+  static void gemv(cublasHandle_t h, int n, int r, double alpha, const double* A,
+                   const double* x, double beta, double* y) {
+    cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, r, n, &alpha, A, n, x, n, &beta, y, n);
+  }
+  static double nrm2(cublasHandle_t h, index_t n, const double* x) {
+    double r = 0;
+    cublasDnrm2(h, int(n), x, 1, &r);
+    return r;
+  }
+};
+
+struct Handles {
+  cusolverDnHandle_t sol = nullptr;
+  cublasHandle_t blas = nullptr;
+  explicit Handles(stream_t s) {
+    cusolverDnCreate(&sol);
+    cusolverDnSetStream(sol, reinterpret_cast<cudaStream_t>(s));
+    cublasCreate(&blas);
+    cublasSetStream(blas, reinterpret_cast<cudaStream_t>(s));
+  }
+  ~Handles() {
+    cusolverDnDestroy(sol);
+    cublasDestroy(blas);
+  }
+};
+
+template <class T>
+double eps() { return double(std::numeric_limits<T>::epsilon()); }
+
+// ||A v - L (L^T v)|| / (||A|| ||v|| n eps): O(n^2) probe of the factor.
+template <class T>
+double factor_error(Handles& h, index_t n, const T* A0, const T* L, T* v, T* y, T* r) {
+  fill_uniform<T><<<256, 256>>>(v, n, 5);
+  DLA_CUDA_CHECK_LAUNCH();
+  DLA_CUDA_CHECK(cudaMemcpy(y, v, sizeof(T) * n, cudaMemcpyDeviceToDevice));
+  Blas<T>::trmv(h.blas, CUBLAS_OP_T, int(n), L, y);
+  Blas<T>::trmv(h.blas, CUBLAS_OP_N, int(n), L, y);
+  Blas<T>::gemv(h.blas, int(n), 1, T(1), A0, v, T(0), r);
+  const T minus1 = T(-1);
+  if constexpr (std::is_same_v<T, float>) cublasSaxpy(h.blas, int(n), &minus1, y, 1, r, 1);
+  else cublasDaxpy(h.blas, int(n), &minus1, y, 1, r, 1);
+  const double an = Blas<T>::nrm2(h.blas, n * n, A0);
+  return Blas<T>::nrm2(h.blas, n, r) / (an * Blas<T>::nrm2(h.blas, n, v) * double(n) * eps<T>());
+}
+
+// max-column backward error of A X = B (columns 0..cols): ||A x - b|| / (||A|| ||x|| n eps).
+template <class T>
+double solve_error(Handles& h, index_t n, index_t cols, const T* A0, const T* X, const T* B,
+                   T* R) {
+  DLA_CUDA_CHECK(cudaMemcpy(R, B, sizeof(T) * n * cols, cudaMemcpyDeviceToDevice));
+  Blas<T>::gemv(h.blas, int(n), int(cols), T(1), A0, X, T(-1), R);
+  const double an = Blas<T>::nrm2(h.blas, n * n, A0);
+  double worst = 0;
+  for (index_t j = 0; j < cols; ++j)
+    worst = std::max(worst, Blas<T>::nrm2(h.blas, n, R + j * n) /
+                                (an * Blas<T>::nrm2(h.blas, n, X + j * n) * double(n) * eps<T>()));
+  return worst;
+}
+
+template <class T>
+void run_size(const Options& o, Report& rep, Handles& h, stream_t s, index_t n, bool with_posv,
+              bool with_split) {
+  const index_t nrhs = 16;
+  DeviceBuffer<T> A0(n * n), A(n * n), B0(n * nrhs), B(n * nrhs), v(n), y(n), r(n * nrhs);
+  DeviceBuffer<int> info(1);
+  make_spd<T><<<1024, 256, 0, reinterpret_cast<cudaStream_t>(s)>>>(A0.data(), n, o.seed);
+  DLA_CUDA_CHECK_LAUNCH();
+  fill_uniform<T><<<256, 256, 0, reinterpret_cast<cudaStream_t>(s)>>>(B0.data(), n * nrhs,
+                                                                      o.seed + 1);
+  DLA_CUDA_CHECK_LAUNCH();
+  const cudaStream_t cs = reinterpret_cast<cudaStream_t>(s);
+  auto restore = [&] {
+    DLA_CUDA_CHECK(cudaMemcpyAsync(A.data(), A0.data(), sizeof(T) * n * n,
+                                   cudaMemcpyDeviceToDevice, cs));
+  };
+  auto restore_b = [&] {
+    DLA_CUDA_CHECK(cudaMemcpyAsync(B.data(), B0.data(), sizeof(T) * n * nrhs,
+                                   cudaMemcpyDeviceToDevice, cs));
+  };
+  int lwork = 0;
+  Blas<T>::vpotrf_buf(h.sol, int(n), A.data(), &lwork);
+  DeviceBuffer<T> work(std::max(lwork, 1));
+  DeviceBuffer<int> vinfo(1);
+  const std::string pre = Blas<T>::name;
+  const double flops = double(n) * n * n / 3.0;
+  const std::string shape = "n=" + std::to_string(n);
+  progress(pre + "potrf " + shape);
+
+  const double t_copy = time_ms(s, o.repeat, restore);
+  const double t_dla = time_ms(s, o.repeat, [&] { restore(); Blas<T>::potrf(s, n, A.data(), info.data()); }) - t_copy;
+  int hinfo = -1;
+  DLA_CUDA_CHECK(cudaStreamSynchronize(cs));
+  DLA_CUDA_CHECK(cudaMemcpy(&hinfo, info.data(), sizeof(int), cudaMemcpyDeviceToHost));
+  const double err = hinfo == 0 ? factor_error<T>(h, n, A0.data(), A.data(), v.data(), y.data(), r.data())
+                                : kNaN;
+  const double t_vendor = time_ms(s, o.repeat, [&] {
+    restore();
+    Blas<T>::vpotrf(h.sol, int(n), A.data(), work.data(), lwork, vinfo.data());
+  }) - t_copy;
+
+  Row row;
+  row.suite = "potrf";
+  row.variant = "blocked";
+  row.op = pre + "potrf";
+  row.shape = shape;
+  row.ms = t_dla;
+  row.rate = tflops(flops, t_dla);
+  row.vendor = "cusolver";
+  row.vendor_ms = t_vendor;
+  row.vendor_rate = tflops(flops, t_vendor);
+  row.ratio = t_vendor / t_dla;
+  row.error = err;
+  row.error_limit = 50;
+  const index_t nb = cuda::potrf_block_size(n);
+  char note[512];
+  std::snprintf(note, sizeof note, "nb=%lld info=%d", (long long)nb, hinfo);
+  row.note = note;
+  if constexpr (std::is_same_v<T, float>) {
+    // Our SGEMM at the typical trailing-update shape (n/2 x n/2 x nb, NT).
+    const index_t m = std::max<index_t>(n / 2, 1);
+    DeviceBuffer<T> C(m * m);
+    const double t_g = time_ms(s, o.repeat, [&] {
+      cuda::sgemm(s, Op::N, Op::T, m, m, nb, -1.0f, A0.data(), n, A0.data() + m, n, 1.0f,
+                  C.data(), m);
+    });
+    const double g_rate = tflops(2.0 * m * m * nb, t_g);
+    std::snprintf(note, sizeof note, "nb=%lld info=%d; sgemm NT %lldx%lldx%lld %.1f TFLOP/s, potrf = %.0f%% of it",
+                  (long long)nb, hinfo, (long long)m, (long long)m, (long long)nb, g_rate,
+                  100.0 * row.rate / g_rate);
+    row.note = note;
+    if (with_split) {
+      // Estimated time split from separate timed runs of each phase: diagonal
+      // blocks (potrf of one nb block) x steps, panel trsm sampled at 4 heights.
+      const index_t steps = (n + nb - 1) / nb;
+      const double t_diag1 = time_ms(s, o.repeat, [&] {
+        DLA_CUDA_CHECK(cudaMemcpy2DAsync(A.data(), sizeof(T) * n, A0.data(), sizeof(T) * n,
+                                         sizeof(T) * nb, nb, cudaMemcpyDeviceToDevice, cs));
+        cuda::spotrf(s, Uplo::Lower, nb, A.data(), n, info.data(), nullptr);
+      });
+      double t_trsm = 0;
+      for (int q = 0; q < 4; ++q) {
+        const index_t rr = std::max<index_t>(n * (2 * q + 1) / 8, 1);
+        restore();
+        cuda::spotrf(s, Uplo::Lower, nb, A.data(), n, info.data(), nullptr);
+        t_trsm += time_ms(s, std::max(o.repeat / 2, 1), [&] {
+          cuda::strsm(s, Side::Right, Uplo::Lower, Op::T, Diag::NonUnit, rr, nb, 1.0f, A.data(),
+                      n, A.data() + nb, n);
+        }) * double(steps) / 4.0;
+      }
+      const double t_diag = t_diag1 * double(steps);
+      const double t_upd = std::max(0.0, t_dla - t_diag - t_trsm);
+      char split[256];
+      std::snprintf(split, sizeof split, "; split(est) diag %.1f ms, trsm %.1f ms, update %.1f ms",
+                    t_diag, t_trsm, t_upd);
+      row.note += split;
+    }
+  }
+  rep.add(row);
+
+  if (!with_posv) return;
+  progress(pre + "posv " + shape);
+  const double t_bcopy = time_ms(s, o.repeat, [&] { restore(); restore_b(); });
+  const double t_dposv = time_ms(s, o.repeat, [&] {
+    restore();
+    restore_b();
+    Blas<T>::potrf(s, n, A.data(), info.data());
+    Blas<T>::potrs(s, n, nrhs, A.data(), B.data());
+  }) - t_bcopy;
+  const double perr = solve_error<T>(h, n, nrhs, A0.data(), B.data(), B0.data(), r.data());
+  const double t_vposv = time_ms(s, o.repeat, [&] {
+    restore();
+    restore_b();
+    Blas<T>::vpotrf(h.sol, int(n), A.data(), work.data(), lwork, vinfo.data());
+    Blas<T>::vpotrs(h.sol, int(n), int(nrhs), A.data(), B.data(), vinfo.data());
+  }) - t_bcopy;
+  Row p;
+  p.suite = "potrf";
+  p.variant = "blocked";
+  p.op = pre + "posv";
+  p.shape = shape + ",nrhs=" + std::to_string(nrhs);
+  const double pflops = flops + 2.0 * double(n) * n * nrhs;
+  p.ms = t_dposv;
+  p.rate = tflops(pflops, t_dposv);
+  p.vendor = "cusolver";
+  p.vendor_ms = t_vposv;
+  p.vendor_rate = tflops(pflops, t_vposv);
+  p.ratio = t_vposv / t_dposv;
+  p.error = perr;
+  p.error_limit = 50;
+  rep.add(p);
+}
+
+void suite_potrf(const Options& o, Report& rep) {
+  std::vector<index_t> sizes = o.sizes;
+  if (sizes.empty()) sizes = o.quick ? std::vector<index_t>{1024, 2048}
+                                     : std::vector<index_t>{1024, 2048, 4096, 8192, 16384};
+  cudaStream_t cs;
+  DLA_CUDA_CHECK(cudaStreamCreate(&cs));
+  const stream_t s = reinterpret_cast<stream_t>(cs);
+  {
+    Handles h(s);
+    for (index_t n : sizes)
+      run_size<float>(o, rep, h, s, n, true, !o.quick && (n == 8192 || n == 16384));
+    for (index_t n : sizes)
+      if (n == 4096 || n == 8192 || (o.quick && n == 1024)) run_size<double>(o, rep, h, s, n, false, false);
+  }
+  DLA_CUDA_CHECK(cudaStreamSynchronize(cs));
+  DLA_CUDA_CHECK(cudaStreamDestroy(cs));
+}
+
+}  // namespace
+
+DLA_BENCH_SUITE("potrf", "Cholesky spotrf/sposv (and dpotrf) vs cuSOLVER", suite_potrf);
+
+}  // namespace dla::bench

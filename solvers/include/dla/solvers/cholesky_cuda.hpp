@@ -1,0 +1,48 @@
+#pragma once
+// Cholesky factorization and solves on device buffers (LAPACK potrf/potrs/posv).
+//
+// spotrf/dpotrf: A = L L^T (uplo = Lower) or A = U^T U (uplo = Upper), in
+// place. Only the `uplo` triangle of A is read and written; the other strict
+// triangle is neither referenced nor modified. `info` is a device int written
+// asynchronously (like cuSOLVER's devInfo): 0 on success, k > 0 when the
+// leading minor of order k is not positive definite (the factorization stopped
+// there; the rest of the triangle is unspecified). The return value is 0 or
+// -i for an invalid argument i (uplo = 1, n = 2, A = 3, lda = 4, info = 5,
+// workspace = 6). `workspace` must hold spotrf_buffer_size(n) bytes; it may be
+// nullptr when that is 0. Asynchronous on `stream`.
+//
+// Algorithm: blocked right-looking; block size nb from the rule in
+// potrf_block_size(n) or the DLA_POTRF_NB environment variable.
+#include <cstddef>
+
+#include "dla/core/types.hpp"
+
+namespace dla::cuda {
+
+std::size_t spotrf_buffer_size(index_t n);
+std::size_t dpotrf_buffer_size(index_t n);
+// The block size spotrf/dpotrf use for order n (DLA_POTRF_NB overrides).
+index_t potrf_block_size(index_t n);
+
+int spotrf(stream_t stream, Uplo uplo, index_t n, float* A, index_t lda, int* info,
+           void* workspace);
+int dpotrf(stream_t stream, Uplo uplo, index_t n, double* A, index_t lda, int* info,
+           void* workspace);
+
+// Solves A X = B with the factor from s/dpotrf (B is n x nrhs, overwritten by
+// X). Returns 0 or -i (uplo = 1, n = 2, nrhs = 3, A = 4, lda = 5, B = 6,
+// ldb = 7). Asynchronous.
+int spotrs(stream_t stream, Uplo uplo, index_t n, index_t nrhs, const float* A, index_t lda,
+           float* B, index_t ldb);
+int dpotrs(stream_t stream, Uplo uplo, index_t n, index_t nrhs, const double* A, index_t lda,
+           double* B, index_t ldb);
+
+// potrf then potrs. When *info > 0 after the call, B's contents are
+// unspecified. Returns 0 or -i (uplo = 1, n = 2, nrhs = 3, A = 4, lda = 5,
+// B = 6, ldb = 7, info = 8, workspace = 9).
+int sposv(stream_t stream, Uplo uplo, index_t n, index_t nrhs, float* A, index_t lda, float* B,
+          index_t ldb, int* info, void* workspace);
+int dposv(stream_t stream, Uplo uplo, index_t n, index_t nrhs, double* A, index_t lda, double* B,
+          index_t ldb, int* info, void* workspace);
+
+}  // namespace dla::cuda

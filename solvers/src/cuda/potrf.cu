@@ -1,0 +1,218 @@
+// Cholesky factorization on the device: blocked right-looking, GPU-resident.
+//
+//   for each block column j (width jb <= nb):
+//     factor the diagonal block      (recursively: 64-wide blocks by potf2_kernel
+//                                     in shared memory, the rest trsm + syrk)
+//     panel solve                    L21 = A21 L11^-T through strsm
+//     trailing update                A22 -= L21 L21^T, only the stored triangle:
+//                                     diagonal nb-blocks by syrk_diag_kernel (one
+//                                     launch), the rest by recursive halving into
+//                                     rectangular GEMMs (largest first)
+// The upper case runs the same steps on the transpose (U = L^T).
+// No host round trips: the first failing minor is written to the device `info`
+// and every later diagonal kernel sees it and does nothing.
+#include <algorithm>
+#include <cstdlib>
+
+#include "dla/core/cuda_check.hpp"
+#include "dla/gemm/gemm_cuda.hpp"
+#include "dla/solvers/cholesky_cuda.hpp"
+#include "dla/solvers/trsm_cuda.hpp"
+#include "potrf_kernels.cuh"
+
+namespace dla::cuda {
+namespace {
+
+constexpr index_t kLeaf = 64;  // order of the diagonal blocks potf2_kernel factors
+
+template <class T>
+void gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, const T* A,
+            index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  if constexpr (std::is_same_v<T, float>)
+    sgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  else
+    dgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class T>
+void trsm_t(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n, T alpha,
+            const T* A, index_t lda, T* B, index_t ldb) {
+  if constexpr (std::is_same_v<T, float>)
+    strsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
+  else
+    dtrsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+template <class T>
+struct Potrf {
+  stream_t s;
+  bool upper;
+  T* A;
+  index_t lda;
+  int* info;
+
+  T* at(index_t i, index_t j) const { return A + i + j * lda; }
+
+  // Stored-triangle update of the r x r matrix at (c0, c0) with the panel of
+  // kk columns (lower: rows c0.., columns p0..; upper: the transpose).
+  void syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t w) const {
+    if (r <= 0 || kk <= 0) return;
+    const T* P = upper ? at(p0, c0) : at(c0, p0);
+    const index_t nblocks = (r + w - 1) / w;
+    const index_t tiles = (std::min(w, r) + 63) / 64;
+    const dim3 grid(unsigned(tiles * tiles), unsigned(nblocks));
+    detail::syrk_diag_kernel<T><<<grid, 256, 0, s>>>(at(c0, c0), lda, P, lda, r, kk, w, upper);
+    DLA_CUDA_CHECK_LAUNCH();
+    offdiag(at(c0, c0), P, r, kk, w);
+  }
+
+  // The blocks of C below (upper: right of) the diagonal w-blocks.
+  void offdiag(T* C, const T* P, index_t r, index_t kk, index_t w) const {
+    if (r <= w) return;
+    const index_t nb = (r + w - 1) / w;
+    const index_t r1 = (nb / 2) * w, r2 = r - r1;
+    if (!upper)
+      gemm_t<T>(s, Op::N, Op::T, r2, r1, kk, T(-1), P + r1, lda, P, lda, T(1), C + r1, lda);
+    else
+      gemm_t<T>(s, Op::T, Op::N, r1, r2, kk, T(-1), P, lda, P + r1 * lda, lda, T(1),
+                C + r1 * lda, lda);
+    offdiag(C, P, r1, kk, w);
+    offdiag(C + r1 + r1 * lda, upper ? P + r1 * lda : P + r1, r2, kk, w);
+  }
+
+  void leaf(index_t off, index_t k) const {
+    detail::potf2_kernel<T, int(kLeaf)><<<1, 256, 0, s>>>(at(off, off), lda, int(k), upper,
+                                                             info, off);
+    DLA_CUDA_CHECK_LAUNCH();
+  }
+
+  // L21 = A21 L11^-T for the rows off+jb .. off+n of block column `off`.
+  void panel(index_t off, index_t jb, index_t r) const {
+    if (r <= 0) return;
+    if (!upper)
+      trsm_t<T>(s, Side::Right, Uplo::Lower, Op::T, Diag::NonUnit, r, jb, T(1), at(off, off), lda,
+                at(off + jb, off), lda);
+    else
+      trsm_t<T>(s, Side::Left, Uplo::Upper, Op::T, Diag::NonUnit, jb, r, T(1), at(off, off), lda,
+                at(off, off + jb), lda);
+  }
+
+  // Top level with look-ahead depth 1 on a second stream s2:
+  //   s : diag(j), panel(j), [wait rest(j-1)], update of block column j+1
+  //   s2: [wait panel(j)] update of the rest of the trailing matrix (rest(j))
+  // so diag(j+1) and panel(j+1) overlap rest(j). The two streams never write
+  // the same block: column j+1's update runs after rest(j-1) finished.
+  void factor_lookahead(index_t n, index_t nb) const {
+    cudaStream_t side;
+    cudaEvent_t panel_done, rest_done;
+    DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&panel_done, cudaEventDisableTiming));
+    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&rest_done, cudaEventDisableTiming));
+    const stream_t s2 = reinterpret_cast<stream_t>(side);
+    const Potrf<T> on_side{s2, upper, A, lda, info};
+    const cudaStream_t main = reinterpret_cast<cudaStream_t>(s);
+    // The side stream starts after everything queued on s so far.
+    DLA_CUDA_CHECK(cudaEventRecord(rest_done, main));
+    for (index_t j = 0; j < n; j += nb) {
+      const index_t jb = std::min(nb, n - j);
+      const index_t r = n - j - jb;
+      if (jb <= kLeaf) leaf(j, jb);
+      else factor(j, jb, kLeaf);
+      panel(j, jb, r);
+      if (r == 0) break;
+      DLA_CUDA_CHECK(cudaEventRecord(panel_done, main));
+      DLA_CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));  // rest(j-1) done
+      const index_t c0 = j + jb, wcol = std::min(nb, r);
+      // Block column j+1 (diagonal block and below) on s.
+      syrk(c0, wcol, j, jb, nb);
+      if (r > wcol) {
+        if (!upper)
+          gemm_t<T>(s, Op::N, Op::T, r - wcol, wcol, jb, T(-1), at(c0 + wcol, j), lda, at(c0, j),
+                    lda, T(1), at(c0 + wcol, c0), lda);
+        else
+          gemm_t<T>(s, Op::T, Op::N, wcol, r - wcol, jb, T(-1), at(j, c0), lda,
+                    at(j, c0 + wcol), lda, T(1), at(c0, c0 + wcol), lda);
+        // The rest on s2.
+        DLA_CUDA_CHECK(cudaStreamWaitEvent(side, panel_done, 0));
+        on_side.syrk(c0 + wcol, r - wcol, j, jb, nb);
+        DLA_CUDA_CHECK(cudaEventRecord(rest_done, side));
+      }
+    }
+    DLA_CUDA_CHECK(cudaEventRecord(rest_done, side));
+    DLA_CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
+    DLA_CUDA_CHECK(cudaEventDestroy(panel_done));
+    DLA_CUDA_CHECK(cudaEventDestroy(rest_done));
+    DLA_CUDA_CHECK(cudaStreamDestroy(side));
+  }
+
+  // Blocked right-looking factorization of the n x n block at (off, off).
+  void factor(index_t off, index_t n, index_t nb) const {
+    if (n <= kLeaf) return leaf(off, n);
+    for (index_t j = 0; j < n; j += nb) {
+      const index_t jb = std::min(nb, n - j);
+      const index_t r = n - j - jb;
+      if (jb <= kLeaf) leaf(off + j, jb);
+      else factor(off + j, jb, kLeaf);
+      panel(off + j, jb, r);
+      syrk(off + j + jb, r, off + j, jb, nb);
+    }
+  }
+};
+
+index_t env_block_size() {
+  static const index_t v = [] {
+    const char* e = std::getenv("DLA_POTRF_NB");
+    if (!e) return index_t(0);
+    const long long x = std::atoll(e);
+    return x >= 16 && x <= 4096 ? index_t(x) : index_t(0);
+  }();
+  return v;
+}
+
+// DLA_POTRF_LOOKAHEAD=0 turns the look-ahead off (for comparison runs).
+bool lookahead_enabled() {
+  static const bool v = [] {
+    const char* e = std::getenv("DLA_POTRF_LOOKAHEAD");
+    return !(e && e[0] == '0');
+  }();
+  return v;
+}
+
+template <class T>
+int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, void*) {
+  if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
+  if (n < 0) return -2;
+  if (A == nullptr && n > 0) return -3;
+  if (lda < std::max<index_t>(1, n)) return -4;
+  if (info == nullptr) return -5;
+  DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(int), s));
+  if (n == 0) return 0;
+  Potrf<T> p{s, uplo == Uplo::Upper, A, lda, info};
+  const index_t nb = potrf_block_size(n);
+  if (n > 2 * nb && lookahead_enabled()) p.factor_lookahead(n, nb);
+  else p.factor(0, n, nb);
+  return 0;
+}
+
+}  // namespace
+
+index_t potrf_block_size(index_t n) {
+  if (const index_t e = env_block_size()) return e;
+  if (n >= 4096) return 256;
+  if (n >= 1024) return 128;
+  return 64;
+}
+
+std::size_t spotrf_buffer_size(index_t) { return 0; }
+std::size_t dpotrf_buffer_size(index_t) { return 0; }
+
+int spotrf(stream_t stream, Uplo uplo, index_t n, float* A, index_t lda, int* info,
+           void* workspace) {
+  return potrf_impl<float>(stream, uplo, n, A, lda, info, workspace);
+}
+int dpotrf(stream_t stream, Uplo uplo, index_t n, double* A, index_t lda, int* info,
+           void* workspace) {
+  return potrf_impl<double>(stream, uplo, n, A, lda, info, workspace);
+}
+
+}  // namespace dla::cuda

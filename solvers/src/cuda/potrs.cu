@@ -1,0 +1,75 @@
+// Cholesky solves on the device: two triangular solves through strsm/dtrsm
+// (A = L L^T: L Y = B, L^T X = Y; A = U^T U: U^T Y = B, U X = Y), and posv.
+#include <algorithm>
+
+#include "dla/solvers/cholesky_cuda.hpp"
+#include "dla/solvers/trsm_cuda.hpp"
+
+namespace dla::cuda {
+namespace {
+
+template <class T>
+int trsm_t(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n, T alpha,
+           const T* A, index_t lda, T* B, index_t ldb) {
+  if constexpr (std::is_same_v<T, float>)
+    return strsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
+  else
+    return dtrsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+template <class T>
+int potrs_impl(stream_t s, Uplo uplo, index_t n, index_t nrhs, const T* A, index_t lda, T* B,
+               index_t ldb) {
+  if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
+  if (n < 0) return -2;
+  if (nrhs < 0) return -3;
+  if (A == nullptr && n > 0) return -4;
+  if (lda < std::max<index_t>(1, n)) return -5;
+  if (B == nullptr && n > 0 && nrhs > 0) return -6;
+  if (ldb < std::max<index_t>(1, n)) return -7;
+  if (n == 0 || nrhs == 0) return 0;
+  const Op first = uplo == Uplo::Lower ? Op::N : Op::T;
+  const Op second = uplo == Uplo::Lower ? Op::T : Op::N;
+  trsm_t<T>(s, Side::Left, uplo, first, Diag::NonUnit, n, nrhs, T(1), A, lda, B, ldb);
+  trsm_t<T>(s, Side::Left, uplo, second, Diag::NonUnit, n, nrhs, T(1), A, lda, B, ldb);
+  return 0;
+}
+
+template <class T>
+int posv_impl(stream_t s, Uplo uplo, index_t n, index_t nrhs, T* A, index_t lda, T* B,
+              index_t ldb, int* info, void* ws) {
+  if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
+  if (n < 0) return -2;
+  if (nrhs < 0) return -3;
+  if (A == nullptr && n > 0) return -4;
+  if (lda < std::max<index_t>(1, n)) return -5;
+  if (B == nullptr && n > 0 && nrhs > 0) return -6;
+  if (ldb < std::max<index_t>(1, n)) return -7;
+  if (info == nullptr) return -8;
+  int r;
+  if constexpr (std::is_same_v<T, float>) r = spotrf(s, uplo, n, A, lda, info, ws);
+  else r = dpotrf(s, uplo, n, A, lda, info, ws);
+  if (r != 0) return r == -6 ? -9 : r;
+  return potrs_impl<T>(s, uplo, n, nrhs, A, lda, B, ldb);
+}
+
+}  // namespace
+
+int spotrs(stream_t s, Uplo uplo, index_t n, index_t nrhs, const float* A, index_t lda, float* B,
+           index_t ldb) {
+  return potrs_impl<float>(s, uplo, n, nrhs, A, lda, B, ldb);
+}
+int dpotrs(stream_t s, Uplo uplo, index_t n, index_t nrhs, const double* A, index_t lda,
+           double* B, index_t ldb) {
+  return potrs_impl<double>(s, uplo, n, nrhs, A, lda, B, ldb);
+}
+int sposv(stream_t s, Uplo uplo, index_t n, index_t nrhs, float* A, index_t lda, float* B,
+          index_t ldb, int* info, void* ws) {
+  return posv_impl<float>(s, uplo, n, nrhs, A, lda, B, ldb, info, ws);
+}
+int dposv(stream_t s, Uplo uplo, index_t n, index_t nrhs, double* A, index_t lda, double* B,
+          index_t ldb, int* info, void* ws) {
+  return posv_impl<double>(s, uplo, n, nrhs, A, lda, B, ldb, info, ws);
+}
+
+}  // namespace dla::cuda

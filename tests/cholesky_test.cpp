@@ -1,0 +1,317 @@
+// Cholesky: factorization residual ||A - L L^T|| / (n ||A|| eps) <= 50 and
+// solve backward error ||A x - b|| / (||A|| ||x|| n eps) <= 50, both uplo, on
+// the host (CI) and the device (skips without a GPU), a matrix that stops
+// being positive definite at a known minor, bad input; on the GPU also the
+// low-level dla::cuda::spotrf (device info, untouched other triangle, odd lda)
+// and a comparison with cusolverDnSpotrf.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dla/core/config.hpp"
+#include "dla/core/context.hpp"
+#include "dla/core/device_matrix.hpp"
+#include "dla/core/error.hpp"
+#include "dla/solvers/cholesky.hpp"
+#include "dla/solvers/cholesky_cuda.hpp"
+#include "test_util.hpp"
+
+#if DLA_HAVE_CUDA
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#endif
+
+namespace {
+
+using dla::index_t;
+using dla::Uplo;
+using MatD = Eigen::MatrixXd;
+
+// Symmetric, entries in [-1, 1), diagonal shifted by 3 sqrt(n) + 1: positive
+// definite with condition number around 3, every entry significant. O(n^2).
+MatD random_spd(index_t n, std::uint64_t seed) {
+  MatD A = dla::test::random_matrix<double>(n, n, seed);
+  MatD S = 0.5 * (A + A.transpose());
+  S.diagonal().array() += 3.0 * std::sqrt(double(n)) + 1.0;
+  return S;
+}
+
+// The leading k x k block stays positive definite, the minor of order k + 1
+// does not: A(k, k) = a^T A_k^-1 a - 1 makes the Schur complement -1.
+MatD spd_failing_at(index_t n, index_t k, std::uint64_t seed) {
+  MatD A = random_spd(n, seed);
+  double s = 0;
+  if (k > 0) {
+    const Eigen::VectorXd a = A.block(k, 0, 1, k).transpose();
+    s = a.dot(A.topLeftCorner(k, k).llt().solve(a));
+  }
+  A(k, k) = s - 1.0;
+  return A;
+}
+
+// The uplo triangle of A in precision T; the other strict triangle poisoned.
+template <class T>
+dla::Matrix<T> only_triangle(const MatD& A, Uplo uplo) {
+  dla::Matrix<T> out = A.cast<T>();
+  for (index_t j = 0; j < A.cols(); ++j)
+    for (index_t i = 0; i < A.rows(); ++i)
+      if (uplo == Uplo::Lower ? i < j : i > j) out(i, j) = std::numeric_limits<T>::quiet_NaN();
+  return out;
+}
+
+template <class T>
+constexpr double eps() { return double(std::numeric_limits<T>::epsilon()); }
+
+// ||A - F F^T|| / (n ||A|| eps) with F = L (Lower) or U^T (Upper), in double:
+// exact for n <= 1500, else probed with 8 random vectors (O(n^2)).
+template <class T>
+double factor_residual(const MatD& A, const dla::Matrix<T>& factor, Uplo uplo) {
+  const index_t n = A.rows();
+  const MatD F = uplo == Uplo::Lower ? MatD(factor.template cast<double>())
+                                     : MatD(factor.template cast<double>().transpose());
+  if (F.array().isNaN().any()) return std::numeric_limits<double>::infinity();
+  if (n <= 1500) return (A - F * F.transpose()).norm() / (double(n) * A.norm() * eps<T>());
+  const MatD V = dla::test::random_matrix<double>(n, 8, 99);
+  const MatD R = A * V - F * (F.transpose() * V);
+  return R.norm() / (double(n) * A.norm() * V.norm() / std::sqrt(double(n)) * eps<T>());
+}
+
+// max over columns of ||A x - b|| / (||A|| ||x|| n eps).
+template <class T>
+double backward_error(const MatD& A, const dla::Matrix<T>& X, const dla::Matrix<T>& B) {
+  const MatD Xd = X.template cast<double>();
+  if (Xd.array().isNaN().any()) return std::numeric_limits<double>::infinity();
+  const MatD R = A * Xd - B.template cast<double>();
+  double worst = 0;
+  for (index_t j = 0; j < X.cols(); ++j)
+    worst = std::max(worst, R.col(j).norm() /
+                                (A.norm() * Xd.col(j).norm() * double(A.rows()) * eps<T>()));
+  return worst;
+}
+
+template <class T>
+dla::Matrix<T> check_factor_and_solve(const dla::Context& ctx, index_t n, Uplo uplo,
+                                      index_t nrhs, std::uint64_t seed) {
+  const MatD A = random_spd(n, seed);
+  const dla::Matrix<T> As = only_triangle<T>(A, uplo);
+  const dla::Cholesky<T> c = dla::cholesky_factor<T>(ctx, As, uplo);
+  EXPECT_EQ(c.uplo, uplo);
+  EXPECT_EQ(c.info, 0);
+  // The other triangle is zero.
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < n; ++i)
+      if (uplo == Uplo::Lower ? i < j : i > j) {
+        if (c.factor(i, j) != T(0)) { ADD_FAILURE() << "nonzero outside triangle"; j = n; break; }
+      }
+  // Residual computed against A rounded to T (what the routine saw).
+  const MatD Ar = A.cast<T>().template cast<double>();
+  EXPECT_LE(factor_residual<T>(Ar, c.factor, uplo), 50.0) << "n=" << n << " uplo=" << char(uplo);
+  const dla::Matrix<T> B = dla::test::random_matrix<T>(n, nrhs, seed + 7);
+  const dla::Matrix<T> X = dla::cholesky_solve<T>(ctx, c, B);
+  EXPECT_LE(backward_error<T>(Ar, X, B), 50.0) << "n=" << n << " nrhs=" << nrhs;
+  return c.factor;
+}
+
+template <class T>
+void expect_minor(const dla::Context& ctx, index_t n, index_t k, Uplo uplo) {
+  const MatD A = spd_failing_at(n, k, 500 + std::uint64_t(k));
+  try {
+    dla::cholesky_factor<T>(ctx, only_triangle<T>(A, uplo), uplo);
+    ADD_FAILURE() << "no NotPositiveDefinite for n=" << n << " k=" << k;
+  } catch (const dla::NotPositiveDefinite& e) {
+    EXPECT_EQ(e.minor(), k + 1) << "n=" << n;
+    EXPECT_NE(std::string(e.what()).find(std::to_string(k + 1)), std::string::npos) << e.what();
+  }
+}
+
+const index_t kHostSizes[] = {1, 2, 17, 127, 128, 129, 1000};
+
+TEST(CholeskyHost, FactorAndSolve) {
+  const dla::Context ctx = dla::Context::host();
+  std::uint64_t seed = 1;
+  for (Uplo u : {Uplo::Lower, Uplo::Upper})
+    for (index_t n : kHostSizes) {
+      check_factor_and_solve<float>(ctx, n, u, 3, seed++);
+      check_factor_and_solve<double>(ctx, n, u, 2, seed++);
+    }
+  check_factor_and_solve<float>(ctx, 300, Uplo::Lower, 500, 77);  // many right-hand sides
+}
+
+TEST(CholeskyHost, StopsAtKnownMinor) {
+  const dla::Context ctx = dla::Context::host();
+  for (Uplo u : {Uplo::Lower, Uplo::Upper})
+    for (index_t k : {index_t(0), index_t(5), index_t(63), index_t(64), index_t(200)}) {
+      expect_minor<float>(ctx, 300, k, u);
+      expect_minor<double>(ctx, 300, k, u);
+    }
+}
+
+TEST(CholeskyHost, BadInput) {
+  const dla::Context ctx = dla::Context::host();
+  dla::Matrix<float> A = only_triangle<float>(random_spd(10, 3), Uplo::Lower);
+  A(7, 2) = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THROW(dla::cholesky_factor<float>(ctx, A), dla::InvalidArgument);
+  A(7, 2) = std::numeric_limits<float>::infinity();
+  EXPECT_THROW(dla::cholesky_factor<float>(ctx, A), dla::InvalidArgument);
+  dla::Matrix<double> R(4, 5);
+  R.setOnes();
+  EXPECT_THROW(dla::cholesky_factor<double>(ctx, R), dla::InvalidArgument);
+  const auto c = dla::cholesky_factor<double>(ctx, random_spd(6, 4));
+  EXPECT_THROW(dla::cholesky_solve<double>(ctx, c, dla::Matrix<double>(5, 2)),
+               dla::DimensionMismatch);
+}
+
+// ---- GPU -------------------------------------------------------------------
+
+TEST(CholeskyDevice, FactorAndSolveMatchHost) {
+  DLA_REQUIRE_GPU();
+  const dla::Context gpu(dla::Backend::Cuda), host = dla::Context::host();
+  std::uint64_t seed = 1000;
+  for (Uplo u : {Uplo::Lower, Uplo::Upper})
+    for (index_t n : {index_t(1), index_t(2), index_t(17), index_t(127), index_t(128),
+                      index_t(129), index_t(1000), index_t(3001)}) {
+      const auto Fd = check_factor_and_solve<float>(gpu, n, u, n > 1000 ? 7 : 3, seed);
+      if (n <= 1000) {
+        const auto Fh = check_factor_and_solve<float>(host, n, u, 3, seed);
+        EXPECT_LE((Fd - Fh).norm() / Fh.norm(), 200 * std::sqrt(double(n)) * eps<float>())
+            << "n=" << n;
+      }
+      check_factor_and_solve<double>(gpu, n, u, 2, seed + 1);
+      seed += 2;
+    }
+  check_factor_and_solve<float>(gpu, 2000, Uplo::Lower, 1000, 55);  // many right-hand sides
+}
+
+TEST(CholeskyDevice, LargeSizes) {
+  DLA_REQUIRE_GPU();
+  const dla::Context gpu(dla::Backend::Cuda);
+  for (index_t n : {index_t(4097), index_t(8192)}) {
+    check_factor_and_solve<float>(gpu, n, Uplo::Lower, 4, 3000 + std::uint64_t(n));
+    check_factor_and_solve<float>(gpu, n, Uplo::Upper, 1, 4000 + std::uint64_t(n));
+  }
+  check_factor_and_solve<double>(gpu, 4097, Uplo::Lower, 2, 5000);
+}
+
+TEST(CholeskyDevice, StopsAtKnownMinor) {
+  DLA_REQUIRE_GPU();
+  const dla::Context gpu(dla::Backend::Cuda);
+  for (Uplo u : {Uplo::Lower, Uplo::Upper})
+    for (index_t k : {index_t(0), index_t(5), index_t(63), index_t(64), index_t(200),
+                      index_t(700)}) {
+      expect_minor<float>(gpu, 1100, k, u);
+      expect_minor<double>(gpu, 900, std::min<index_t>(k, 899), u);
+    }
+  // Large n with the failure deep inside (block sizes 256).
+  expect_minor<float>(gpu, 4500, 4321, Uplo::Lower);
+}
+
+#if DLA_HAVE_CUDA
+// Low level: device info, odd lda, the other triangle and the padding untouched.
+template <class T>
+void low_level_case(index_t n, index_t fail_k, Uplo uplo) {
+  const MatD A = fail_k < 0 ? random_spd(n, 42) : spd_failing_at(n, fail_k, 43);
+  const index_t lda = n + 3;
+  const T sentinel = T(12345.5);
+  std::vector<T> h(std::size_t(lda * n), sentinel);
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < n; ++i)
+      if (uplo == Uplo::Lower ? i >= j : i <= j) h[std::size_t(i + j * lda)] = T(A(i, j));
+  dla::Context ctx(dla::Backend::Cuda);
+  dla::DeviceBuffer<T> d(index_t(h.size()));
+  dla::DeviceBuffer<int> info(1);
+  d.upload(h.data(), index_t(h.size()), ctx.stream());
+  int r;
+  if constexpr (std::is_same_v<T, float>)
+    r = dla::cuda::spotrf(ctx.stream(), uplo, n, d.data(), lda, info.data(), nullptr);
+  else
+    r = dla::cuda::dpotrf(ctx.stream(), uplo, n, d.data(), lda, info.data(), nullptr);
+  ASSERT_EQ(r, 0);
+  int hinfo = -7;
+  info.download(&hinfo, 1, ctx.stream());
+  d.download(h.data(), index_t(h.size()), ctx.stream());
+  ctx.synchronize();
+  EXPECT_EQ(hinfo, fail_k < 0 ? 0 : int(fail_k + 1)) << "n=" << n;
+  bool untouched = true;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < lda; ++i) {
+      const bool stored = i < n && (uplo == Uplo::Lower ? i >= j : i <= j);
+      if (!stored && h[std::size_t(i + j * lda)] != sentinel) untouched = false;
+    }
+  EXPECT_TRUE(untouched) << "n=" << n << ": the other triangle or the padding was written";
+  if (fail_k < 0) {
+    dla::Matrix<T> F = dla::Matrix<T>::Zero(n, n);
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < n; ++i)
+        if (uplo == Uplo::Lower ? i >= j : i <= j) F(i, j) = h[std::size_t(i + j * lda)];
+    EXPECT_LE(factor_residual<T>(A.cast<T>().template cast<double>(), F, uplo), 50.0);
+  }
+}
+
+TEST(CholeskyDevice, LowLevelInfoAndUntouchedTriangle) {
+  DLA_REQUIRE_GPU();
+  for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
+    for (index_t n : {index_t(1), index_t(65), index_t(300), index_t(1500)})
+      low_level_case<float>(n, -1, u);
+    low_level_case<float>(1500, 777, u);
+    low_level_case<float>(1500, 0, u);
+    low_level_case<double>(700, -1, u);
+    low_level_case<double>(700, 129, u);
+  }
+  dla::Context ctx(dla::Backend::Cuda);
+  dla::DeviceBuffer<int> info(1);
+  dla::DeviceBuffer<float> a(16);
+  EXPECT_EQ(dla::cuda::spotrf(ctx.stream(), Uplo::Lower, -1, a.data(), 4, info.data(), nullptr),
+            -2);
+  EXPECT_EQ(dla::cuda::spotrf(ctx.stream(), Uplo::Lower, 4, a.data(), 3, info.data(), nullptr),
+            -4);
+  EXPECT_EQ(dla::cuda::spotrf(ctx.stream(), Uplo::Lower, 4, a.data(), 4, nullptr, nullptr), -5);
+  EXPECT_EQ(dla::cuda::spotrs(ctx.stream(), Uplo::Lower, 4, 2, a.data(), 4, a.data(), 3), -7);
+  EXPECT_EQ(dla::cuda::spotrf(ctx.stream(), Uplo::Lower, 0, nullptr, 1, info.data(), nullptr), 0);
+  int hinfo = -1;
+  info.download(&hinfo, 1, ctx.stream());
+  ctx.synchronize();
+  EXPECT_EQ(hinfo, 0);
+}
+
+// Same inputs through cusolverDnSpotrf: the factors agree.
+TEST(CholeskyDevice, MatchesCusolver) {
+  DLA_REQUIRE_GPU();
+  dla::Context ctx(dla::Backend::Cuda);
+  cusolverDnHandle_t h;
+  ASSERT_EQ(cusolverDnCreate(&h), CUSOLVER_STATUS_SUCCESS);
+  cusolverDnSetStream(h, reinterpret_cast<cudaStream_t>(ctx.stream()));
+  for (index_t n : {index_t(129), index_t(1000), index_t(3001), index_t(4097)}) {
+    const MatD A = random_spd(n, 900 + std::uint64_t(n));
+    const dla::Matrix<float> Af = A.cast<float>();
+    dla::DeviceMatrix<float> d1(Af, ctx.stream()), d2(Af, ctx.stream());
+    dla::DeviceBuffer<int> i1(1), i2(1);
+    ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), Uplo::Lower, n, d1.data(), d1.ld(), i1.data(),
+                                nullptr),
+              0);
+    int lwork = 0;
+    cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, int(n), d2.data(), int(d2.ld()),
+                                &lwork);
+    dla::DeviceBuffer<float> work(std::max(lwork, 1));
+    cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, int(n), d2.data(), int(d2.ld()), work.data(),
+                     lwork, i2.data());
+    int h1 = -1, h2 = -1;
+    i1.download(&h1, 1, ctx.stream());
+    i2.download(&h2, 1, ctx.stream());
+    dla::Matrix<float> F1 = d1.to_host(ctx.stream()), F2 = d2.to_host(ctx.stream());
+    ctx.synchronize();
+    EXPECT_EQ(h1, 0);
+    EXPECT_EQ(h2, 0);
+    F1.triangularView<Eigen::StrictlyUpper>().setZero();
+    F2.triangularView<Eigen::StrictlyUpper>().setZero();
+    EXPECT_LE((F1 - F2).norm() / F2.norm(), 200 * std::sqrt(double(n)) * eps<float>())
+        << "n=" << n;
+  }
+  cusolverDnDestroy(h);
+}
+#endif
+
+}  // namespace
