@@ -1,0 +1,192 @@
+// getrf driver: right-looking blocked LU with look-ahead.
+//
+// Per block column k (width jb) the main stream (the caller's) runs
+//   wait(panel k done) -> swaps + TRSM + GEMM on the NEXT panel's columns
+//   -> [second stream: factor the next panel] -> swaps + TRSM + GEMM on the
+//   rest of the trailing matrix -> swaps of the columns left of panel k,
+// so the next panel (the critical path) is factored while the big GEMM runs.
+// Events order the two streams; nothing returns to the host.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "dla/core/cuda_check.hpp"
+#include "dla/solvers/lu_cuda.hpp"
+#include "getrf_internal.cuh"
+
+namespace dla::cuda {
+namespace {
+
+GetrfProfile g_last_profile;
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::string(v) != "0";
+}
+
+// Events around phases, read after the final synchronize (profile mode only).
+class Profiler {
+ public:
+  enum Phase { kPanel, kSwap, kTrsm, kGemm };
+  explicit Profiler(bool on, cudaStream_t s) : on_(on), s_(s) {
+    if (on_) { start_ = make(); DLA_CUDA_CHECK(cudaEventRecord(start_, s_)); }
+  }
+  ~Profiler() {
+    for (auto& r : recs_) { cudaEventDestroy(r.a); cudaEventDestroy(r.b); }
+    if (start_) cudaEventDestroy(start_);
+  }
+  template <class F>
+  void run(Phase ph, F&& f) {
+    if (!on_) return f();
+    Rec r{ph, make(), make()};
+    DLA_CUDA_CHECK(cudaEventRecord(r.a, s_));
+    f();
+    DLA_CUDA_CHECK(cudaEventRecord(r.b, s_));
+    recs_.push_back(r);
+  }
+  void finish() {
+    if (!on_) return;
+    cudaEvent_t end = make();
+    DLA_CUDA_CHECK(cudaEventRecord(end, s_));
+    DLA_CUDA_CHECK(cudaEventSynchronize(end));
+    GetrfProfile p;
+    for (auto& r : recs_) {
+      float ms = 0;
+      DLA_CUDA_CHECK(cudaEventElapsedTime(&ms, r.a, r.b));
+      (r.ph == kPanel ? p.panel_ms : r.ph == kSwap ? p.swap_ms : r.ph == kTrsm ? p.trsm_ms
+                                                                               : p.gemm_ms) += ms;
+    }
+    float tot = 0;
+    DLA_CUDA_CHECK(cudaEventElapsedTime(&tot, start_, end));
+    p.total_ms = tot;
+    cudaEventDestroy(end);
+    g_last_profile = p;
+  }
+
+ private:
+  struct Rec { Phase ph; cudaEvent_t a, b; };
+  cudaEvent_t make() { cudaEvent_t e; DLA_CUDA_CHECK(cudaEventCreate(&e)); return e; }
+  bool on_;
+  cudaStream_t s_;
+  cudaEvent_t start_ = nullptr;
+  std::vector<Rec> recs_;
+};
+
+template <class T>
+std::size_t buffer_size(index_t m, index_t n) {
+  (void)n;
+  return detail::panel_workspace_bytes<T>(m > 0 ? m : 1);
+}
+
+template <class T>
+int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::int32_t* ipiv,
+               int* info, void* workspace) {
+  if (m < 0) return -1;
+  if (n < 0) return -2;
+  const index_t kmin = m < n ? m : n;
+  if (kmin > 0 && A == nullptr) return -3;
+  if (lda < (m > 1 ? m : 1)) return -4;
+  if (kmin > 0 && ipiv == nullptr) return -5;
+  if (info == nullptr) return -6;
+  if (m > index_t(INT32_MAX) || n > index_t(INT32_MAX)) return m > n ? -1 : -2;
+  cudaStream_t s0 = reinterpret_cast<cudaStream_t>(stream);
+  DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(int), s0));
+  if (kmin == 0) return 0;
+
+  const index_t nb = getrf_block_size(m, n);
+  const bool profile = env_flag("DLA_GETRF_PROFILE");
+  const bool lookahead = !profile && kmin > nb;
+
+  void* ws = workspace;
+  if (ws == nullptr) DLA_CUDA_CHECK(cudaMallocAsync(&ws, buffer_size<T>(m, n), s0));
+
+  cudaStream_t s1 = nullptr;
+  cudaEvent_t ev_panel = nullptr, ev_next = nullptr;
+  if (lookahead) {
+    DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&ev_panel, cudaEventDisableTiming));
+    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&ev_next, cudaEventDisableTiming));
+  }
+  Profiler prof(profile, s0);
+  auto at = [&](index_t r, index_t c) { return A + r + c * lda; };
+  const stream_t st0 = stream;
+
+  // Applies panel k's swaps, U12 = L11^-1 A12 and A22 -= L21 U12 to columns [c, c+nc).
+  auto update = [&](index_t k, index_t jb, index_t c, index_t nc) {
+    if (nc <= 0) return;
+    prof.run(Profiler::kSwap, [&] { detail::laswp<T>(st0, A, lda, c, nc, k, k + jb, ipiv, true); });
+    prof.run(Profiler::kTrsm, [&] {
+      detail::trsm<T>(st0, Side::Left, Uplo::Lower, Op::N, Diag::Unit, jb, nc, T(1), at(k, k), lda,
+                      at(k, c), lda);
+    });
+    prof.run(Profiler::kGemm, [&] {
+      detail::gemm<T>(st0, Op::N, Op::N, m - k - jb, nc, jb, T(-1), at(k + jb, k), lda, at(k, c),
+                      lda, T(1), at(k + jb, c), lda);
+    });
+  };
+
+  prof.run(Profiler::kPanel, [&] {
+    detail::panel_factor<T>(st0, m, 0, nb < kmin ? nb : kmin, A, lda, ipiv, info, ws);
+  });
+  for (index_t k = 0; k < kmin; k += nb) {
+    const index_t jb = nb < kmin - k ? nb : kmin - k;
+    const index_t kn = k + jb;
+    const index_t jn = nb < kmin - kn ? nb : kmin - kn;  // next panel's width (0: none)
+    if (lookahead && k > 0) DLA_CUDA_CHECK(cudaStreamWaitEvent(s0, ev_panel, 0));
+    if (jn > 0) {
+      update(k, jb, kn, jn);  // look-ahead: the next panel's columns first
+      if (lookahead) {
+        DLA_CUDA_CHECK(cudaEventRecord(ev_next, s0));
+        DLA_CUDA_CHECK(cudaStreamWaitEvent(s1, ev_next, 0));
+        detail::panel_factor<T>(reinterpret_cast<stream_t>(s1), m, kn, jn, A, lda, ipiv, info, ws);
+        DLA_CUDA_CHECK(cudaEventRecord(ev_panel, s1));
+      } else {
+        prof.run(Profiler::kPanel,
+                 [&] { detail::panel_factor<T>(st0, m, kn, jn, A, lda, ipiv, info, ws); });
+      }
+    }
+    update(k, jb, kn + jn, n - kn - jn);  // the rest of the trailing matrix
+    if (k > 0)
+      prof.run(Profiler::kSwap, [&] { detail::laswp<T>(st0, A, lda, 0, k, k, kn, ipiv, true); });
+  }
+  if (lookahead) {
+    DLA_CUDA_CHECK(cudaEventRecord(ev_panel, s1));
+    DLA_CUDA_CHECK(cudaStreamWaitEvent(s0, ev_panel, 0));
+    DLA_CUDA_CHECK(cudaEventDestroy(ev_panel));
+    DLA_CUDA_CHECK(cudaEventDestroy(ev_next));
+    DLA_CUDA_CHECK(cudaStreamDestroy(s1));  // released once its work is done
+  }
+  if (workspace == nullptr) DLA_CUDA_CHECK(cudaFreeAsync(ws, s0));
+  prof.finish();
+  return 0;
+}
+
+}  // namespace
+
+index_t getrf_block_size(index_t m, index_t n) {
+  if (const char* e = std::getenv("DLA_GETRF_NB")) {
+    const long v = std::strtol(e, nullptr, 10);
+    if (v >= 1) return index_t(v);
+  }
+  const index_t k = m < n ? m : n;
+  if (k <= 1536) return 64;
+  if (k <= 6144) return 128;
+  return 256;
+}
+
+GetrfProfile getrf_last_profile() { return g_last_profile; }
+
+std::size_t sgetrf_buffer_size(index_t m, index_t n) { return buffer_size<float>(m, n); }
+std::size_t dgetrf_buffer_size(index_t m, index_t n) { return buffer_size<double>(m, n); }
+
+int sgetrf(stream_t s, index_t m, index_t n, float* A, index_t lda, std::int32_t* ipiv, int* info,
+           void* workspace) {
+  return getrf_impl<float>(s, m, n, A, lda, ipiv, info, workspace);
+}
+int dgetrf(stream_t s, index_t m, index_t n, double* A, index_t lda, std::int32_t* ipiv,
+           int* info, void* workspace) {
+  return getrf_impl<double>(s, m, n, A, lda, ipiv, info, workspace);
+}
+
+}  // namespace dla::cuda

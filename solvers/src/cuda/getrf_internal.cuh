@@ -1,0 +1,61 @@
+#pragma once
+// Internal pieces of the CUDA LU (not installed): the panel, the row swaps,
+// and the typed dispatch to dla's own GEMM and TRSM.
+#include <cstdint>
+#include <type_traits>
+
+#include "dla/core/types.hpp"
+#include "dla/gemm/gemm_cuda.hpp"
+#include "dla/solvers/trsm_cuda.hpp"
+
+namespace dla::cuda::detail {
+
+// Leaf width of the recursive panel: one cooperative kernel factors up to this
+// many columns.
+constexpr int kLeafCols = 32;
+constexpr int kLeafThreads = 256;
+
+// Bytes of scratch the panel needs for m rows (the leaf's candidate buffers).
+template <class T>
+std::size_t panel_workspace_bytes(index_t m);
+
+// Factors the panel A[k0:m, k0:k0+w) of the matrix A (lda) in place:
+// recursive splitting down to the cooperative leaf kernel. Writes
+// ipiv[k0 .. k0+w) (1-based global rows) and *info (first zero pivot, only
+// while *info is 0). A is the matrix's base pointer (global indexing).
+template <class T>
+void panel_factor(stream_t s, index_t m, index_t k0, index_t w, T* A, index_t lda,
+                  std::int32_t* ipiv, int* info, void* ws);
+
+// laswp on columns [c0, c0+nc) of A with pivots ipiv[k1..k2).
+template <class T>
+void laswp(stream_t s, T* A, index_t lda, index_t c0, index_t nc, index_t k1, index_t k2,
+           const std::int32_t* ipiv, bool forward);
+
+// laswp on columns [0, nc) when there are few of them: rows [0, nr) staged in
+// shared memory per column (every pivot target must be < nr).
+template <class T>
+void laswp_few_columns(stream_t s, T* A, index_t lda, index_t nc, index_t nr, index_t k1,
+                       index_t k2, const std::int32_t* ipiv, bool forward);
+
+template <class T>
+inline void gemm(stream_t s, Op a, Op b, index_t m, index_t n, index_t k, T alpha, const T* A,
+                 index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if constexpr (std::is_same_v<T, float>)
+    sgemm(s, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  else
+    dgemm(s, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class T>
+inline void trsm(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n,
+                 T alpha, const T* A, index_t lda, T* B, index_t ldb) {
+  if (m <= 0 || n <= 0) return;
+  if constexpr (std::is_same_v<T, float>)
+    strsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
+  else
+    dtrsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+}  // namespace dla::cuda::detail

@@ -1,0 +1,295 @@
+// The LU panel: recursive splitting down to a cooperative leaf kernel.
+//
+// Leaf (<= kLeafCols columns, rows [k0, m)): ONE cooperative launch factors
+// the whole strip. The rows are spread over G blocks of kLeafThreads threads,
+// each thread keeping R whole rows of the strip in registers (R = 1, 2 or 4,
+// the smallest that lets every block be resident). Per column j, with a single
+// grid-wide barrier:
+//   1. each block reduces max |a(i,j)| over its rows i >= j (first index on
+//      ties, as LAPACK's isamax) and publishes (value, row) plus a copy of that
+//      candidate row; the owner of row j publishes row j (double-buffered by
+//      the parity of j so the next column's writes never race this one's reads);
+//   2. grid.sync();
+//   3. every block reduces the G candidates itself (no second barrier), so it
+//      knows the pivot row p and has both rows p and j in shared memory;
+//      the owners swap them in registers, every thread scales its l(i,j) and
+//      applies the rank-1 update to its remaining columns.
+// Cost per column: one grid barrier (~1-2 us) plus a few hundred bytes of L2
+// traffic; the strip is read and written once. See docs/lu.md.
+//
+// Wider panels recurse: factor the left half, swap + TRSM + GEMM the right
+// half, factor it, swap the left half back (the Gustavson/Toledo recursion).
+#include <cooperative_groups.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "dla/core/cuda_check.hpp"
+#include "getrf_internal.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace dla::cuda::detail {
+namespace {
+
+constexpr index_t kNoRow = LLONG_MAX;
+
+template <class T>
+struct LeafWs {
+  T* cand_row;     // [2][G][kLeafCols]
+  T* cand_abs;     // [2][G]
+  T* diag_row;     // [2][kLeafCols]
+  index_t* cand_idx;  // [2][G]
+};
+
+inline std::size_t align256(std::size_t b) { return (b + 255) / 256 * 256; }
+
+inline index_t max_blocks_needed(index_t rows) {
+  return (rows + kLeafThreads - 1) / kLeafThreads;
+}
+
+template <class T>
+LeafWs<T> carve(void* ws, index_t G) {
+  char* p = static_cast<char*>(ws);
+  LeafWs<T> w;
+  w.cand_row = reinterpret_cast<T*>(p);
+  p += align256(sizeof(T) * 2 * G * kLeafCols);
+  w.cand_abs = reinterpret_cast<T*>(p);
+  p += align256(sizeof(T) * 2 * G);
+  w.diag_row = reinterpret_cast<T*>(p);
+  p += align256(sizeof(T) * 2 * kLeafCols);
+  w.cand_idx = reinterpret_cast<index_t*>(p);
+  return w;
+}
+
+template <class T>
+__device__ __forceinline__ void better(T& bv, index_t& bi, int& bb, T v, index_t i, int b) {
+  if (v > bv || (v == bv && i < bi)) { bv = v; bi = i; bb = b; }
+}
+
+template <class T, int NB, int R>
+__global__ void __launch_bounds__(kLeafThreads)
+leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv, int* info,
+            LeafWs<T> ws) {
+  cg::grid_group grid = cg::this_grid();
+  constexpr int kWarps = kLeafThreads / 32;
+  __shared__ T s_u[NB], s_d[NB];
+  __shared__ T s_wval[kWarps];
+  __shared__ index_t s_widx[kWarps];
+  __shared__ index_t s_piv;
+  __shared__ int s_pb;
+  __shared__ T s_pval;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int b = blockIdx.x, G = gridDim.x;
+  T* A0 = A + k0 + k0 * lda;  // the strip's top-left element
+
+  T a[R][NB];
+  index_t li[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    li[r] = index_t(b) * (kLeafThreads * R) + r * kLeafThreads + tid;
+    const bool ok = li[r] < M;
+#pragma unroll
+    for (int c = 0; c < NB; ++c) a[r][c] = (ok && c < w) ? A0[li[r] + index_t(c) * lda] : T(0);
+  }
+  int my_info = 0;
+
+#pragma unroll
+  for (int j = 0; j < NB; ++j) {
+    if (j >= w) break;
+    const int p = j & 1;
+    // 1. block-local candidate for column j
+    T bv = T(-1);
+    index_t bi = kNoRow;
+    int bb = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (li[r] >= j && li[r] < M) better(bv, bi, bb, fabs(a[r][j]), li[r], 0);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+      const T ov = __shfl_down_sync(0xffffffffu, bv, off);
+      const index_t oi = __shfl_down_sync(0xffffffffu, bi, off);
+      better(bv, bi, bb, ov, oi, 0);
+    }
+    if (lane == 0) { s_wval[warp] = bv; s_widx[warp] = bi; }
+    __syncthreads();
+    if (warp == 0) {
+      bv = lane < kWarps ? s_wval[lane] : T(-1);
+      bi = lane < kWarps ? s_widx[lane] : kNoRow;
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) {
+        const T ov = __shfl_down_sync(0xffffffffu, bv, off);
+        const index_t oi = __shfl_down_sync(0xffffffffu, bi, off);
+        better(bv, bi, bb, ov, oi, 0);
+      }
+      if (lane == 0) { s_piv = bi; s_pval = bv; }
+    }
+    __syncthreads();
+    const index_t bp = s_piv;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (li[r] == bp) {
+#pragma unroll
+        for (int c = 0; c < NB; ++c) ws.cand_row[(index_t(p) * G + b) * NB + c] = a[r][c];
+      }
+      if (li[r] == j) {
+#pragma unroll
+        for (int c = 0; c < NB; ++c) ws.diag_row[p * NB + c] = a[r][c];
+      }
+    }
+    if (tid == 0) {
+      ws.cand_abs[index_t(p) * G + b] = s_pval;
+      ws.cand_idx[index_t(p) * G + b] = bp;
+    }
+    grid.sync();
+    // 3. every block reduces the G candidates
+    if (warp == 0) {
+      bv = T(-1);
+      bi = kNoRow;
+      bb = 0;
+      for (int g = lane; g < G; g += 32)
+        better(bv, bi, bb, ws.cand_abs[index_t(p) * G + g], ws.cand_idx[index_t(p) * G + g], g);
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) {
+        const T ov = __shfl_down_sync(0xffffffffu, bv, off);
+        const index_t oi = __shfl_down_sync(0xffffffffu, bi, off);
+        const int ob = __shfl_down_sync(0xffffffffu, bb, off);
+        better(bv, bi, bb, ov, oi, ob);
+      }
+      if (lane == 0) {
+        // All-NaN column (no comparable value): keep row j, like isamax.
+        if (!(bi >= j && bi < M)) { bi = j; bb = -1; }
+        s_piv = bi;
+        s_pb = bb;
+      }
+    }
+    __syncthreads();
+    const int pb = s_pb;
+    for (int c = tid; c < NB; c += kLeafThreads) {
+      s_d[c] = ws.diag_row[p * NB + c];
+      s_u[c] = pb >= 0 ? ws.cand_row[(index_t(p) * G + pb) * NB + c] : s_d[c];
+    }
+    __syncthreads();
+    const index_t piv = s_piv;
+    const T pivval = s_u[j];
+    if (b == 0 && tid == 0) {
+      ipiv[k0 + j] = static_cast<std::int32_t>(k0 + piv + 1);
+      if (pivval == T(0) && my_info == 0) my_info = j + 1;
+    }
+    // swap rows j and piv (row j takes the pivot row, row piv the old row j)
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (li[r] == piv && piv != j) {
+#pragma unroll
+        for (int c = 0; c < NB; ++c) a[r][c] = s_d[c];
+      }
+      if (li[r] == j) {
+#pragma unroll
+        for (int c = 0; c < NB; ++c) a[r][c] = s_u[c];
+      }
+    }
+    // scale and rank-1 update of the rows below the diagonal
+    if (pivval != T(0)) {
+      const T inv = T(1) / pivval;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (li[r] > j && li[r] < M) {
+          const T l = a[r][j] * inv;
+          a[r][j] = l;
+#pragma unroll
+          for (int c = j + 1; c < NB; ++c) a[r][c] -= l * s_u[c];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (li[r] < M) {
+#pragma unroll
+      for (int c = 0; c < NB; ++c)
+        if (c < w) A0[li[r] + index_t(c) * lda] = a[r][c];
+    }
+  }
+  if (b == 0 && tid == 0 && my_info != 0 && *info == 0) *info = static_cast<int>(k0 + my_info);
+}
+
+template <class T, int R>
+int max_coop_blocks() {
+  static int cached[64] = {0};
+  int dev = 0;
+  DLA_CUDA_CHECK(cudaGetDevice(&dev));
+  int& c = cached[dev & 63];
+  if (c == 0) {
+    int per_sm = 0, sms = 0;
+    DLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, leaf_kernel<T, kLeafCols, R>, kLeafThreads, 0));
+    DLA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    c = per_sm * sms;
+  }
+  return c;
+}
+
+template <class T, int R>
+bool try_leaf(stream_t s, index_t m, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
+              int* info, void* ws) {
+  const index_t M = m - k0;
+  const index_t G = (M + kLeafThreads * R - 1) / (kLeafThreads * R);
+  if (G > max_coop_blocks<T, R>()) return false;
+  LeafWs<T> lws = carve<T>(ws, max_blocks_needed(M));
+  void* args[] = {(void*)&M, (void*)&k0, (void*)&w, (void*)&A, (void*)&lda,
+                  (void*)&ipiv, (void*)&info, (void*)&lws};
+  DLA_CUDA_CHECK(cudaLaunchCooperativeKernel((const void*)leaf_kernel<T, kLeafCols, R>,
+                                             dim3(unsigned(G)), dim3(kLeafThreads), args, 0,
+                                             reinterpret_cast<cudaStream_t>(s)));
+  DLA_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+template <class T>
+void leaf(stream_t s, index_t m, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
+          int* info, void* ws) {
+  if (try_leaf<T, 1>(s, m, k0, w, A, lda, ipiv, info, ws)) return;
+  if (try_leaf<T, 2>(s, m, k0, w, A, lda, ipiv, info, ws)) return;
+  if (try_leaf<T, 4>(s, m, k0, w, A, lda, ipiv, info, ws)) return;
+  throw DeviceError("getrf: panel of " + std::to_string(m - k0) +
+                    " rows exceeds what the cooperative leaf kernel keeps resident");
+}
+
+}  // namespace
+
+template <class T>
+std::size_t panel_workspace_bytes(index_t m) {
+  const index_t G = max_blocks_needed(m > 0 ? m : 1);
+  return align256(sizeof(T) * 2 * G * kLeafCols) + align256(sizeof(T) * 2 * G) +
+         align256(sizeof(T) * 2 * kLeafCols) + align256(sizeof(index_t) * 2 * G);
+}
+
+template <class T>
+void panel_factor(stream_t s, index_t m, index_t k0, index_t w, T* A, index_t lda,
+                  std::int32_t* ipiv, int* info, void* ws) {
+  if (w <= 0 || m - k0 <= 0) return;
+  if (w <= kLeafCols) return leaf<T>(s, m, k0, int(w), A, lda, ipiv, info, ws);
+  // split at a multiple of the leaf width, about half way
+  const index_t n1 = ((w / 2 + kLeafCols - 1) / kLeafCols) * kLeafCols;
+  const index_t n2 = w - n1;
+  panel_factor<T>(s, m, k0, n1, A, lda, ipiv, info, ws);
+  const index_t k1 = k0 + n1;
+  laswp<T>(s, A, lda, k1, n2, k0, k1, ipiv, true);
+  trsm<T>(s, Side::Left, Uplo::Lower, Op::N, Diag::Unit, n1, n2, T(1), A + k0 + k0 * lda, lda,
+          A + k0 + k1 * lda, lda);
+  gemm<T>(s, Op::N, Op::N, m - k1, n2, n1, T(-1), A + k1 + k0 * lda, lda, A + k0 + k1 * lda, lda,
+          T(1), A + k1 + k1 * lda, lda);
+  panel_factor<T>(s, m, k1, n2, A, lda, ipiv, info, ws);
+  laswp<T>(s, A, lda, k0, n1, k1, k0 + w, ipiv, true);
+}
+
+template std::size_t panel_workspace_bytes<float>(index_t);
+template std::size_t panel_workspace_bytes<double>(index_t);
+template void panel_factor<float>(stream_t, index_t, index_t, index_t, float*, index_t,
+                                  std::int32_t*, int*, void*);
+template void panel_factor<double>(stream_t, index_t, index_t, index_t, double*, index_t,
+                                   std::int32_t*, int*, void*);
+
+}  // namespace dla::cuda::detail

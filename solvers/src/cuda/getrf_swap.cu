@@ -1,0 +1,145 @@
+// Row interchanges (LAPACK laswp) with the pivots in device memory.
+//
+// Two kernels:
+//  * laswp_cols: one thread per column, the block's pivots staged in shared
+//    memory; each thread applies the interchanges to its column in order. Used
+//    for the getrf swaps (nb pivots on up to n columns, many columns in flight).
+//  * laswp_smem: one block per column with the whole touched row range of the
+//    column staged in shared memory (coalesced load/store), the interchanges
+//    applied there. Used when there are few columns and many pivots (getrs on
+//    a few right-hand sides), where the per-column dependency chain through
+//    global memory would dominate.
+#include <algorithm>
+#include <cstdint>
+
+#include "dla/core/cuda_check.hpp"
+#include "dla/solvers/lu_cuda.hpp"
+#include "getrf_internal.cuh"
+
+namespace dla::cuda {
+namespace detail {
+namespace {
+
+constexpr int kSwapThreads = 64;
+constexpr int kPivChunk = 256;
+
+template <class T>
+__global__ void __launch_bounds__(kSwapThreads)
+laswp_cols(T* A, index_t lda, index_t c0, index_t nc, index_t k1, index_t k2,
+           const std::int32_t* ipiv, bool forward) {
+  __shared__ std::int32_t s_piv[kPivChunk];
+  const index_t c = index_t(blockIdx.x) * kSwapThreads + threadIdx.x;
+  const bool act = c < nc;
+  T* col = A + (c0 + (act ? c : 0)) * lda;
+  const index_t npiv = k2 - k1;
+  for (index_t base = 0; base < npiv; base += kPivChunk) {
+    const int cnt = int(npiv - base < kPivChunk ? npiv - base : kPivChunk);
+    __syncthreads();
+    for (int t = threadIdx.x; t < cnt; t += kSwapThreads) {
+      const index_t k = forward ? k1 + base + t : k2 - 1 - base - t;
+      s_piv[t] = ipiv[k] - 1;
+    }
+    __syncthreads();
+    if (act) {
+      for (int t = 0; t < cnt; ++t) {
+        const index_t k = forward ? k1 + base + t : k2 - 1 - base - t;
+        const index_t p = s_piv[t];
+        if (p != k) {
+          const T x = col[k];
+          const T y = col[p];
+          col[k] = y;
+          col[p] = x;
+        }
+      }
+    }
+  }
+}
+
+// Rows [r0, r0 + nr) of each column staged in shared memory; every pivot
+// target must lie in that range.
+template <class T>
+__global__ void laswp_smem(T* A, index_t lda, index_t nr, index_t k1, index_t k2,
+                           const std::int32_t* ipiv, bool forward) {
+  extern __shared__ unsigned char s_raw[];
+  T* s_col = reinterpret_cast<T*>(s_raw);
+  T* col = A + index_t(blockIdx.x) * lda;
+  for (index_t i = threadIdx.x; i < nr; i += blockDim.x) s_col[i] = col[i];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const index_t npiv = k2 - k1;
+    for (index_t t = 0; t < npiv; ++t) {
+      const index_t k = forward ? k1 + t : k2 - 1 - t;
+      const index_t p = ipiv[k] - 1;
+      const T x = s_col[k];
+      s_col[k] = s_col[p];
+      s_col[p] = x;
+    }
+  }
+  __syncthreads();
+  for (index_t i = threadIdx.x; i < nr; i += blockDim.x) col[i] = s_col[i];
+}
+
+}  // namespace
+
+template <class T>
+void laswp(stream_t s, T* A, index_t lda, index_t c0, index_t nc, index_t k1, index_t k2,
+           const std::int32_t* ipiv, bool forward) {
+  if (nc <= 0 || k2 <= k1) return;
+  const dim3 grid(unsigned((nc + kSwapThreads - 1) / kSwapThreads));
+  laswp_cols<T><<<grid, kSwapThreads, 0, reinterpret_cast<cudaStream_t>(s)>>>(A, lda, c0, nc, k1,
+                                                                              k2, ipiv, forward);
+  DLA_CUDA_CHECK_LAUNCH();
+}
+
+// For a few columns: the shared-memory kernel when the rows [0, nr) fit.
+template <class T>
+void laswp_few_columns(stream_t s, T* A, index_t lda, index_t nc, index_t nr, index_t k1,
+                       index_t k2, const std::int32_t* ipiv, bool forward) {
+  if (nc <= 0 || k2 <= k1) return;
+  const std::size_t bytes = sizeof(T) * std::size_t(nr);
+  constexpr std::size_t kMaxSmem = 200 * 1024;
+  if (nc >= 4 * kSwapThreads || bytes > kMaxSmem || nc > 65535)
+    return laswp<T>(s, A, lda, 0, nc, k1, k2, ipiv, forward);
+  DLA_CUDA_CHECK(cudaFuncSetAttribute(laswp_smem<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(kMaxSmem)));
+  laswp_smem<T><<<unsigned(nc), 256, bytes, reinterpret_cast<cudaStream_t>(s)>>>(A, lda, nr, k1,
+                                                                                 k2, ipiv, forward);
+  DLA_CUDA_CHECK_LAUNCH();
+}
+
+template void laswp<float>(stream_t, float*, index_t, index_t, index_t, index_t, index_t,
+                           const std::int32_t*, bool);
+template void laswp<double>(stream_t, double*, index_t, index_t, index_t, index_t, index_t,
+                            const std::int32_t*, bool);
+template void laswp_few_columns<float>(stream_t, float*, index_t, index_t, index_t, index_t,
+                                       index_t, const std::int32_t*, bool);
+template void laswp_few_columns<double>(stream_t, double*, index_t, index_t, index_t, index_t,
+                                        index_t, const std::int32_t*, bool);
+
+}  // namespace detail
+
+namespace {
+template <class T>
+int laswp_api(stream_t s, index_t n, T* A, index_t lda, index_t k1, index_t k2,
+              const std::int32_t* ipiv, bool forward) {
+  if (n < 0) return -1;
+  if (n > 0 && A == nullptr) return -2;
+  if (lda < 1) return -3;
+  if (k1 < 0) return -4;
+  if (k2 < k1) return -5;
+  if (k2 > k1 && ipiv == nullptr) return -6;
+  detail::laswp<T>(s, A, lda, 0, n, k1, k2, ipiv, forward);
+  return 0;
+}
+}  // namespace
+
+int slaswp(stream_t s, index_t n, float* A, index_t lda, index_t k1, index_t k2,
+           const std::int32_t* ipiv, bool forward) {
+  return laswp_api<float>(s, n, A, lda, k1, k2, ipiv, forward);
+}
+int dlaswp(stream_t s, index_t n, double* A, index_t lda, index_t k1, index_t k2,
+           const std::int32_t* ipiv, bool forward) {
+  return laswp_api<double>(s, n, A, lda, k1, k2, ipiv, forward);
+}
+
+}  // namespace dla::cuda

@@ -1,0 +1,214 @@
+// LU tests, host backend (run in CI): lu_factor / lu_solve / solve against a
+// reference LAPACK-style LU in double. The GPU tests are in lu_test_gpu.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "dla/core/context.hpp"
+#include "dla/core/error.hpp"
+#include "dla/solvers/lu.hpp"
+#include "dla/solvers/lu_cuda.hpp"
+#include "dla/solvers/solve.hpp"
+#include "lu_test_util.hpp"
+
+#if __has_include("dla/solvers/cholesky.hpp")
+#define LU_TEST_HAS_CHOLESKY 1
+#else
+#define LU_TEST_HAS_CHOLESKY 0
+#endif
+
+namespace dla::test {
+namespace {
+
+constexpr double kLimit = 50.0;
+
+template <class T>
+void check_factor(const Context& ctx, Eigen::Index m, Eigen::Index n, std::uint64_t seed,
+                  bool compare_pivots) {
+  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " seed=" << seed);
+  const Mat<T> A = random_matrix<T>(m, n, seed);
+  const LU<T> lu = lu_factor(ctx, Matrix<T>(A));
+  ASSERT_EQ(lu.factors.rows(), m);
+  ASSERT_EQ(lu.factors.cols(), n);
+  ASSERT_EQ(lu.ipiv.size(), std::size_t(std::min(m, n)));
+  EXPECT_EQ(lu.info, 0);
+  for (std::size_t k = 0; k < lu.ipiv.size(); ++k) {
+    ASSERT_GE(lu.ipiv[k], std::int32_t(k + 1));
+    ASSERT_LE(lu.ipiv[k], std::int32_t(m));
+  }
+  ASSERT_TRUE(lu.factors.allFinite());
+  const double err = factor_backward_error<T>(A, Mat<T>(lu.factors), lu.ipiv);
+  EXPECT_LE(err, kLimit);
+  EXPECT_GT(lu.factors.cwiseAbs().sum(), 0.0);
+  if (compare_pivots) {
+    MatD F = A.template cast<double>();
+    std::vector<std::int32_t> ref;
+    std::int64_t info = 0;
+    reference_getrf(F, ref, info);
+    EXPECT_EQ(lu.ipiv, ref) << "pivots differ from LAPACK's choice";
+  }
+}
+
+TEST(LuHost, SquareFloatBackwardErrorAndPivots) {
+  const Context ctx = Context::host();
+  for (Eigen::Index n : {1, 2, 17, 127, 128, 129}) check_factor<float>(ctx, n, n, 10 + n, true);
+  check_factor<float>(ctx, 1000, 1000, 7, false);
+}
+
+TEST(LuHost, SquareDoubleBackwardErrorAndPivots) {
+  const Context ctx = Context::host();
+  for (Eigen::Index n : {1, 2, 17, 127, 128, 129, 300}) check_factor<double>(ctx, n, n, 20 + n, true);
+  check_factor<double>(ctx, 1000, 1000, 8, false);
+}
+
+TEST(LuHost, Rectangular) {
+  const Context ctx = Context::host();
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{5, 3}, {200, 70}, {129, 1}, {300, 150}}) {
+    check_factor<float>(ctx, m, n, m + 3 * n, true);
+    check_factor<double>(ctx, m, n, m + 5 * n, true);
+    check_factor<float>(ctx, n, m, m + 7 * n, true);   // wide
+    check_factor<double>(ctx, n, m, m + 11 * n, true);
+  }
+}
+
+template <class T>
+void check_solve(const Context& ctx, Eigen::Index n, Eigen::Index nrhs, Op op, std::uint64_t seed) {
+  SCOPED_TRACE(::testing::Message() << "n=" << n << " nrhs=" << nrhs << " op=" << to_string(op));
+  const Mat<T> A = random_matrix<T>(n, n, seed);
+  const Mat<T> B = random_matrix<T>(n, nrhs, seed + 1);
+  const LU<T> lu = lu_factor(ctx, Matrix<T>(A));
+  const Matrix<T> X = lu_solve(ctx, lu, Matrix<T>(B), op);
+  ASSERT_EQ(X.rows(), n);
+  ASSERT_EQ(X.cols(), nrhs);
+  ASSERT_TRUE(X.allFinite());
+  EXPECT_LE(solve_backward_error<T>(A, Mat<T>(X), B, op == Op::T), kLimit);
+}
+
+TEST(LuHost, SolveManyRhsAndTransposed) {
+  const Context ctx = Context::host();
+  for (Eigen::Index n : {1, 2, 17, 128, 129, 500}) {
+    for (Op op : {Op::N, Op::T}) {
+      check_solve<float>(ctx, n, 1, op, 100 + n);
+      check_solve<float>(ctx, n, 13, op, 200 + n);
+      check_solve<double>(ctx, n, 7, op, 300 + n);
+    }
+  }
+}
+
+template <class T>
+Mat<T> with_zero_column(Eigen::Index n, Eigen::Index k, std::uint64_t seed) {
+  Mat<T> A = random_matrix<T>(n, n, seed);
+  A.col(k).setZero();
+  return A;
+}
+
+template <class T>
+void check_singular(const Context& ctx) {
+  for (auto [n, k] : std::vector<std::pair<int, int>>{{1, 0}, {5, 0}, {17, 9}, {130, 129}, {300, 64}}) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n << " zero column " << k);
+    const Mat<T> A = with_zero_column<T>(n, k, 40 + n);
+    LU<T> lu;
+    ASSERT_NO_THROW(lu = lu_factor(ctx, Matrix<T>(A)));
+    EXPECT_EQ(lu.info, k + 1);
+    EXPECT_EQ(lu.factors(k, k), T(0));
+    EXPECT_TRUE(lu.factors.allFinite());
+    EXPECT_LE(factor_backward_error<T>(A, Mat<T>(lu.factors), lu.ipiv), kLimit);
+    const Matrix<T> B = random_matrix<T>(n, 2, 5);
+    try {
+      lu_solve(ctx, lu, B);
+      ADD_FAILURE() << "lu_solve did not throw SingularMatrix";
+    } catch (const SingularMatrix& e) {
+      EXPECT_EQ(e.index(), k + 1);
+    }
+    try {
+      solve(ctx, Matrix<T>(A), B, Method::LU);
+      ADD_FAILURE() << "solve did not throw SingularMatrix";
+    } catch (const SingularMatrix& e) {
+      EXPECT_EQ(e.index(), k + 1);
+    }
+  }
+}
+
+TEST(LuHost, SingularZeroColumn) {
+  check_singular<float>(Context::host());
+  check_singular<double>(Context::host());
+}
+
+TEST(LuHost, RejectsNonFiniteInput) {
+  const Context ctx = Context::host();
+  Matrix<float> A = random_matrix<float>(6, 6, 1);
+  A(2, 3) = quiet_nan<float>();
+  try {
+    lu_factor(ctx, A);
+    ADD_FAILURE() << "NaN accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("A(2, 3)"), std::string::npos) << e.what();
+  }
+  Matrix<double> D = random_matrix<double>(4, 4, 2);
+  D(1, 0) = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(lu_factor(ctx, D), InvalidArgument);
+  EXPECT_THROW(solve(ctx, D, Matrix<double>(random_matrix<double>(4, 1, 3))), InvalidArgument);
+}
+
+TEST(LuHost, ShapeErrors) {
+  const Context ctx = Context::host();
+  const LU<float> wide = lu_factor(ctx, Matrix<float>(random_matrix<float>(3, 5, 1)));
+  EXPECT_THROW(lu_solve(ctx, wide, Matrix<float>(random_matrix<float>(3, 1, 2))), InvalidArgument);
+  const LU<float> sq = lu_factor(ctx, Matrix<float>(random_matrix<float>(4, 4, 1)));
+  EXPECT_THROW(lu_solve(ctx, sq, Matrix<float>(random_matrix<float>(5, 1, 2))), DimensionMismatch);
+  EXPECT_THROW(solve(ctx, Matrix<float>(random_matrix<float>(4, 3, 1)),
+                     Matrix<float>(random_matrix<float>(4, 1, 2))),
+               InvalidArgument);
+  EXPECT_THROW(solve(ctx, Matrix<float>(random_matrix<float>(4, 4, 1)),
+                     Matrix<float>(random_matrix<float>(3, 1, 2))),
+               DimensionMismatch);
+  const LU<double> empty = lu_factor(ctx, Matrix<double>(0, 0));
+  EXPECT_EQ(empty.info, 0);
+  EXPECT_EQ(lu_solve(ctx, empty, Matrix<double>(0, 2)).cols(), 2);
+}
+
+template <class T>
+Mat<T> spd_matrix(Eigen::Index n, std::uint64_t seed) {
+  const Mat<T> R = random_matrix<T>(n, n, seed);
+  Mat<T> S = R * R.transpose();
+  S.diagonal().array() += T(n);
+  return Mat<T>(S.template selfadjointView<Eigen::Lower>());  // exactly symmetric
+}
+
+template <class T>
+void check_solve_methods(const Context& ctx) {
+  for (Eigen::Index n : {1, 33, 200}) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n);
+    const Mat<T> S = spd_matrix<T>(n, 50 + n);
+    const Mat<T> G = random_matrix<T>(n, n, 60 + n);
+    const Mat<T> B = random_matrix<T>(n, 3, 70 + n);
+    std::vector<Method> methods{Method::LU, Method::Auto};
+    if (LU_TEST_HAS_CHOLESKY) methods.push_back(Method::Cholesky);
+    for (Method m : methods) {
+      SCOPED_TRACE(to_string(m));
+      const Matrix<T> X = solve(ctx, Matrix<T>(S), Matrix<T>(B), m);
+      EXPECT_LE(solve_backward_error<T>(S, Mat<T>(X), B, false), kLimit);
+    }
+    const Matrix<T> Xg = solve(ctx, Matrix<T>(G), Matrix<T>(B), Method::Auto);
+    EXPECT_LE(solve_backward_error<T>(G, Mat<T>(Xg), B, false), kLimit);
+    // symmetric with a positive diagonal but indefinite: Auto falls back to LU
+    Mat<T> I = S;
+    if (n > 1) { I(0, 1) = I(1, 0) = T(10) * (std::abs(S(0, 0)) + std::abs(S(1, 1))); }
+    const Matrix<T> Xi = solve(ctx, Matrix<T>(I), Matrix<T>(B), Method::Auto);
+    EXPECT_LE(solve_backward_error<T>(I, Mat<T>(Xi), B, false), kLimit);
+  }
+}
+
+TEST(LuHost, SolveEachMethod) {
+  check_solve_methods<float>(Context::host());
+  check_solve_methods<double>(Context::host());
+}
+
+TEST(LuHost, BlockSizeHeuristic) {
+  EXPECT_GE(cuda::getrf_block_size(16384, 16384), 32);
+  EXPECT_LE(cuda::getrf_block_size(100, 100), 256);
+}
+
+}  // namespace
+}  // namespace dla::test

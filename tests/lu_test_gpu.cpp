@@ -1,0 +1,260 @@
+// LU tests on the GPU (skip without a device; the lead runs them on the H200):
+// lu_factor / lu_solve / solve on the CUDA backend, the low-level
+// dla::cuda::sgetrf/dgetrf/getrs/gesv, device info for singular matrices,
+// pivots equal to cuSOLVER's, block-size and shape variations.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "dla/core/config.hpp"
+#include "dla/core/context.hpp"
+#include "dla/core/device_matrix.hpp"
+#include "dla/core/error.hpp"
+#include "dla/solvers/lu.hpp"
+#include "dla/solvers/lu_cuda.hpp"
+#include "dla/solvers/solve.hpp"
+#include "lu_test_util.hpp"
+
+#if DLA_HAVE_CUDA
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#endif
+
+namespace dla::test {
+namespace {
+
+constexpr double kLimit = 50.0;
+
+// Sets an environment variable for the scope of a test.
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) { had_ = true; old_ = old; }
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { had_ ? (void)setenv(name_.c_str(), old_.c_str(), 1) : (void)unsetenv(name_.c_str()); }
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+template <class T>
+void gpu_factor_check(Eigen::Index m, Eigen::Index n, std::uint64_t seed, bool ref_pivots) {
+  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " seed=" << seed);
+  const Context ctx(Backend::Cuda);
+  const Mat<T> A = random_matrix<T>(m, n, seed);
+  const LU<T> lu = lu_factor(ctx, Matrix<T>(A));
+  EXPECT_EQ(lu.backend, Backend::Cuda);
+  EXPECT_EQ(lu.info, 0);
+  ASSERT_EQ(lu.ipiv.size(), std::size_t(std::min(m, n)));
+  for (std::size_t k = 0; k < lu.ipiv.size(); ++k) {
+    ASSERT_GE(lu.ipiv[k], std::int32_t(k + 1)) << "k=" << k;
+    ASSERT_LE(lu.ipiv[k], std::int32_t(m)) << "k=" << k;
+  }
+  ASSERT_TRUE(lu.factors.allFinite());
+  EXPECT_LE(factor_backward_error<T>(A, Mat<T>(lu.factors), lu.ipiv), kLimit);
+  if (ref_pivots) {
+    MatD F = A.template cast<double>();
+    std::vector<std::int32_t> ref;
+    std::int64_t info = 0;
+    reference_getrf(F, ref, info);
+    EXPECT_EQ(lu.ipiv, ref);
+  }
+}
+
+TEST(LuGpu, SquareFloat) {
+  DLA_REQUIRE_GPU();
+  for (Eigen::Index n : {1, 2, 17, 127, 128, 129}) gpu_factor_check<float>(n, n, 10 + n, true);
+  for (Eigen::Index n : {1000, 3001, 4097, 8192}) gpu_factor_check<float>(n, n, 10 + n, false);
+}
+
+TEST(LuGpu, SquareDouble) {
+  DLA_REQUIRE_GPU();
+  for (Eigen::Index n : {1, 2, 17, 127, 128, 129, 300}) gpu_factor_check<double>(n, n, 20 + n, true);
+  for (Eigen::Index n : {1000, 3001}) gpu_factor_check<double>(n, n, 20 + n, false);
+}
+
+TEST(LuGpu, Rectangular) {
+  DLA_REQUIRE_GPU();
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{5, 3}, {300, 70}, {129, 1}, {2000, 700}, {1000, 999}}) {
+    gpu_factor_check<float>(m, n, m + 3 * n, false);
+    gpu_factor_check<double>(m, n, m + 5 * n, true);
+    gpu_factor_check<float>(n, m, m + 7 * n, false);
+    gpu_factor_check<double>(n, m, m + 11 * n, true);
+  }
+}
+
+TEST(LuGpu, BlockSizesFromEnvironment) {
+  DLA_REQUIRE_GPU();
+  for (const char* nb : {"1", "16", "32", "48", "96", "100", "256"}) {
+    SCOPED_TRACE(std::string("DLA_GETRF_NB=") + nb);
+    ScopedEnv env("DLA_GETRF_NB", nb);
+    gpu_factor_check<double>(613, 613, 77, true);
+    gpu_factor_check<float>(700, 450, 78, false);
+    gpu_factor_check<float>(450, 700, 79, false);
+  }
+  ScopedEnv prof("DLA_GETRF_PROFILE", "1");
+  gpu_factor_check<float>(1500, 1500, 80, false);
+  const auto p = cuda::getrf_last_profile();
+  EXPECT_GT(p.total_ms, 0.0);
+  EXPECT_GT(p.panel_ms, 0.0);
+  EXPECT_GT(p.gemm_ms, 0.0);
+}
+
+template <class T>
+void gpu_solve_check(Eigen::Index n, Eigen::Index nrhs, Op op, std::uint64_t seed) {
+  SCOPED_TRACE(::testing::Message() << "n=" << n << " nrhs=" << nrhs << " op=" << to_string(op));
+  const Context ctx(Backend::Cuda);
+  const Mat<T> A = random_matrix<T>(n, n, seed);
+  const Mat<T> B = random_matrix<T>(n, nrhs, seed + 1);
+  const LU<T> lu = lu_factor(ctx, Matrix<T>(A));
+  const Matrix<T> X = lu_solve(ctx, lu, Matrix<T>(B), op);
+  ASSERT_TRUE(X.allFinite());
+  EXPECT_LE(solve_backward_error<T>(A, Mat<T>(X), B, op == Op::T), kLimit);
+}
+
+TEST(LuGpu, SolveManyRhsAndTransposed) {
+  DLA_REQUIRE_GPU();
+  for (Eigen::Index n : {1, 17, 129, 1000, 3001}) {
+    for (Op op : {Op::N, Op::T}) {
+      gpu_solve_check<float>(n, 1, op, 100 + n);
+      gpu_solve_check<float>(n, 300, op, 200 + n);
+      gpu_solve_check<double>(n, 5, op, 300 + n);
+    }
+  }
+  gpu_solve_check<float>(30000, 1, Op::N, 5);  // laswp fallback path (rows beyond shared memory)
+}
+
+template <class T>
+void gpu_singular(Eigen::Index n, Eigen::Index k) {
+  SCOPED_TRACE(::testing::Message() << "n=" << n << " zero column " << k);
+  const Context ctx(Backend::Cuda);
+  Mat<T> A = random_matrix<T>(n, n, 40 + n);
+  A.col(k).setZero();
+  const LU<T> lu = lu_factor(ctx, Matrix<T>(A));
+  EXPECT_EQ(lu.info, k + 1);
+  EXPECT_EQ(lu.factors(k, k), T(0));
+  EXPECT_TRUE(lu.factors.allFinite());
+  try {
+    solve(ctx, Matrix<T>(A), Matrix<T>(random_matrix<T>(n, 2, 3)), Method::LU);
+    ADD_FAILURE() << "no SingularMatrix";
+  } catch (const SingularMatrix& e) {
+    EXPECT_EQ(e.index(), k + 1);
+  }
+}
+
+TEST(LuGpu, SingularZeroColumn) {
+  DLA_REQUIRE_GPU();
+  for (auto [n, k] : std::vector<std::pair<int, int>>{{1, 0}, {17, 9}, {130, 129}, {1000, 0}, {1000, 511}, {3001, 2999}}) {
+    gpu_singular<float>(n, k);
+    gpu_singular<double>(n, k);
+  }
+}
+
+// Low level: device info, preallocated workspace, NaN-poisoned outputs, gesv.
+TEST(LuGpu, LowLevelDeviceInfoAndGesv) {
+  DLA_REQUIRE_GPU();
+  const Context ctx(Backend::Cuda);
+  stream_t s = ctx.stream();
+  const index_t n = 777, k = 300, nrhs = 3;
+  Mat<float> A = random_matrix<float>(n, n, 9);
+  A.col(k).setZero();
+  DeviceMatrix<float> dA(A, s);
+  DeviceBuffer<std::int32_t> dpiv(n);
+  DeviceBuffer<int> dinfo(1);
+  std::vector<std::int32_t> poison(std::size_t(n), -7);
+  dpiv.upload(poison.data(), n, s);
+  int minus = -5;
+  dinfo.upload(&minus, 1, s);
+  DeviceBuffer<char> ws(index_t(cuda::sgetrf_buffer_size(n, n)));
+  ASSERT_EQ(cuda::sgetrf(s, n, n, dA.data(), dA.ld(), dpiv.data(), dinfo.data(), ws.data()), 0);
+  int info = 0;
+  dinfo.download(&info, 1, s);
+  EXPECT_EQ(info, k + 1);
+  std::vector<std::int32_t> piv(static_cast<std::size_t>(n));
+  dpiv.download(piv.data(), n, s);
+  for (index_t i = 0; i < n; ++i) EXPECT_GE(piv[std::size_t(i)], i + 1);
+  // argument errors
+  EXPECT_EQ(cuda::sgetrf(s, -1, n, dA.data(), dA.ld(), dpiv.data(), dinfo.data()), -1);
+  EXPECT_EQ(cuda::sgetrf(s, n, n, dA.data(), n - 1, dpiv.data(), dinfo.data()), -4);
+  EXPECT_EQ(cuda::sgetrf(s, n, n, dA.data(), n, dpiv.data(), nullptr), -6);
+  // gesv on a nonsingular matrix, B poisoned beyond its rows (ldb > n)
+  const Mat<double> G = random_matrix<double>(n, n, 11);
+  const Mat<double> B = random_matrix<double>(n, nrhs, 12);
+  DeviceMatrix<double> dG(G, s);
+  Mat<double> Bpad = Mat<double>::Constant(n + 5, nrhs, quiet_nan<double>());
+  Bpad.topRows(n) = B;
+  DeviceMatrix<double> dB(Bpad, s);
+  ASSERT_EQ(cuda::dgesv(s, n, nrhs, dG.data(), dG.ld(), dpiv.data(), dB.data(), dB.ld(),
+                        dinfo.data()), 0);
+  dinfo.download(&info, 1, s);
+  EXPECT_EQ(info, 0);
+  const Mat<double> X = dB.to_host(s).topRows(n);
+  EXPECT_LE(solve_backward_error<double>(G, X, B, false), kLimit);
+}
+
+TEST(LuGpu, SolveEachMethod) {
+  DLA_REQUIRE_GPU();
+  const Context ctx(Backend::Cuda);
+  for (Eigen::Index n : {33, 1000}) {
+    Mat<float> R = random_matrix<float>(n, n, 5);
+    Mat<float> S = R * R.transpose();
+    S.diagonal().array() += float(n);
+    S = Mat<float>(S.selfadjointView<Eigen::Lower>());
+    const Mat<float> B = random_matrix<float>(n, 2, 6);
+    std::vector<Method> methods{Method::LU, Method::Auto};
+#if __has_include("dla/solvers/cholesky.hpp")
+    methods.push_back(Method::Cholesky);
+#endif
+    for (Method m : methods) {
+      const Matrix<float> X = solve(ctx, Matrix<float>(S), Matrix<float>(B), m);
+      EXPECT_LE(solve_backward_error<float>(S, Mat<float>(X), B, false), kLimit) << to_string(m);
+    }
+  }
+}
+
+#if DLA_HAVE_CUDA
+// Pivots equal cuSOLVER's on random matrices (same input on both).
+template <class T>
+void compare_to_cusolver(index_t n, std::uint64_t seed) {
+  SCOPED_TRACE(::testing::Message() << "n=" << n);
+  const Context ctx(Backend::Cuda);
+  stream_t s = ctx.stream();
+  const Mat<T> A = random_matrix<T>(n, n, seed);
+  DeviceMatrix<T> d1(A, s), d2(A, s);
+  DeviceBuffer<std::int32_t> p1(n), p2(n);
+  DeviceBuffer<int> i1(1), i2(1);
+  int r;
+  if constexpr (std::is_same_v<T, float>) r = cuda::sgetrf(s, n, n, d1.data(), n, p1.data(), i1.data());
+  else r = cuda::dgetrf(s, n, n, d1.data(), n, p1.data(), i1.data());
+  ASSERT_EQ(r, 0);
+  cusolverDnHandle_t h;
+  ASSERT_EQ(cusolverDnCreate(&h), CUSOLVER_STATUS_SUCCESS);
+  cusolverDnSetStream(h, reinterpret_cast<cudaStream_t>(s));
+  int lwork = 0;
+  if constexpr (std::is_same_v<T, float>) cusolverDnSgetrf_bufferSize(h, int(n), int(n), d2.data(), int(n), &lwork);
+  else cusolverDnDgetrf_bufferSize(h, int(n), int(n), d2.data(), int(n), &lwork);
+  DeviceBuffer<T> work(lwork > 0 ? lwork : 1);
+  if constexpr (std::is_same_v<T, float>)
+    cusolverDnSgetrf(h, int(n), int(n), d2.data(), int(n), work.data(), p2.data(), i2.data());
+  else
+    cusolverDnDgetrf(h, int(n), int(n), d2.data(), int(n), work.data(), p2.data(), i2.data());
+  std::vector<std::int32_t> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+  p1.download(a.data(), n, s);
+  p2.download(b.data(), n, s);
+  ctx.synchronize();
+  cusolverDnDestroy(h);
+  index_t diff = 0;
+  for (index_t i = 0; i < n; ++i) diff += a[std::size_t(i)] != b[std::size_t(i)];
+  EXPECT_EQ(diff, 0) << "pivots differing from cuSOLVER's";
+}
+
+TEST(LuGpu, PivotsEqualCusolver) {
+  DLA_REQUIRE_GPU();
+  for (index_t n : {17, 128, 129, 1000, 3001}) compare_to_cusolver<double>(n, 500 + n);
+  for (index_t n : {17, 128, 129, 1000}) compare_to_cusolver<float>(n, 600 + n);
+}
+#endif
+
+}  // namespace
+}  // namespace dla::test

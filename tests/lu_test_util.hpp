@@ -1,0 +1,94 @@
+#pragma once
+// Shared helpers of the LU tests: a reference LAPACK-style LU in double and
+// backward-error measures.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace dla::test {
+
+using MatD = Mat<double>;
+
+// Unblocked LU with LAPACK's pivot choice (first max |a| in the column), in double.
+inline void reference_getrf(MatD& F, std::vector<std::int32_t>& ipiv, std::int64_t& info) {
+  const Eigen::Index m = F.rows(), n = F.cols(), k = std::min(m, n);
+  ipiv.assign(std::size_t(k), 0);
+  info = 0;
+  for (Eigen::Index j = 0; j < k; ++j) {
+    Eigen::Index p = j;
+    double mx = std::abs(F(j, j));
+    for (Eigen::Index i = j + 1; i < m; ++i)
+      if (std::abs(F(i, j)) > mx) { mx = std::abs(F(i, j)); p = i; }
+    ipiv[std::size_t(j)] = std::int32_t(p + 1);
+    if (mx != 0.0) {
+      if (p != j) F.row(p).swap(F.row(j));
+      F.col(j).tail(m - j - 1) /= F(j, j);
+    } else if (info == 0) {
+      info = j + 1;
+    }
+    if (j + 1 < m && j + 1 < n)
+      F.bottomRightCorner(m - j - 1, n - j - 1).noalias() -=
+          F.col(j).tail(m - j - 1) * F.row(j).tail(n - j - 1);
+  }
+}
+
+inline double norm1(const MatD& A) {
+  return A.size() == 0 ? 0.0 : A.cwiseAbs().colwise().sum().maxCoeff();
+}
+
+// P A from A and LAPACK ipiv.
+inline MatD apply_pivots(MatD A, const std::vector<std::int32_t>& ipiv) {
+  for (std::size_t k = 0; k < ipiv.size(); ++k)
+    if (ipiv[k] - 1 != std::int32_t(k)) A.row(Eigen::Index(k)).swap(A.row(ipiv[k] - 1));
+  return A;
+}
+
+template <class T>
+MatD unit_lower(const Mat<T>& F) {
+  const Eigen::Index m = F.rows(), k = std::min(F.rows(), F.cols());
+  MatD L = F.template cast<double>().leftCols(k).template triangularView<Eigen::StrictlyLower>();
+  for (Eigen::Index i = 0; i < k; ++i) L(i, i) = 1.0;
+  (void)m;
+  return L;
+}
+template <class T>
+MatD upper(const Mat<T>& F) {
+  const Eigen::Index k = std::min(F.rows(), F.cols());
+  return F.template cast<double>().topRows(k).template triangularView<Eigen::Upper>();
+}
+
+// ||P A - L U||_1 / (max(m,n) ||A||_1 eps): exact product for small sizes,
+// through a random block of vectors (O(n^2)) for large ones.
+template <class T>
+double factor_backward_error(const Mat<T>& A, const Mat<T>& F,
+                             const std::vector<std::int32_t>& ipiv) {
+  const double eps = std::numeric_limits<T>::epsilon();
+  const MatD Ad = A.template cast<double>();
+  const double nA = norm1(Ad);
+  const double dim = double(std::max(A.rows(), A.cols()));
+  if (nA == 0.0) return 0.0;
+  const MatD PA = apply_pivots(Ad, ipiv);
+  const MatD L = unit_lower(F), U = upper(F);
+  if (std::max(A.rows(), A.cols()) <= 1100) return norm1(PA - L * U) / (dim * nA * eps);
+  const MatD X = random_matrix<double>(A.cols(), 4, 99);
+  const MatD R = PA * X - L * (U * X);
+  return norm1(R) / (dim * nA * norm1(X) * eps);
+}
+
+// ||op(A) X - B||_1 / (||A||_1 ||X||_1 n eps)
+template <class T>
+double solve_backward_error(const Mat<T>& A, const Mat<T>& X, const Mat<T>& B, bool trans) {
+  const double eps = std::numeric_limits<T>::epsilon();
+  const MatD Ad = trans ? MatD(A.template cast<double>().transpose()) : MatD(A.template cast<double>());
+  const MatD Xd = X.template cast<double>();
+  const MatD R = Ad * Xd - B.template cast<double>();
+  const double den = norm1(Ad) * norm1(Xd) * double(A.rows()) * eps;
+  return den == 0.0 ? norm1(R) : norm1(R) / den;
+}
+
+}  // namespace dla::test
