@@ -303,10 +303,14 @@ void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
   const std::size_t bytes = std::size_t(n) * std::size_t(n) * sizeof(T);
   const unsigned grid = grid_for(count, 1);
   const int threads = block_threads(n);
-  if (bytes + 64 <= std::size_t(max_optin_smem())) {
+  const std::size_t limit = std::size_t(max_optin_smem()) - 256;
+  if (bytes <= limit) {
     auto k = getrf_block_kernel<T, true, Loc>;
     allow_smem(k, bytes);
     k<<<grid, threads, bytes, s>>>(n, A, lda, ipiv, info, count);
+  } else if (getrf_blocked_smem<T>(n) <= limit) {
+    getrf_blocked<T>(s, n, A, lda, ipiv, info, count);
+    return;
   } else {
     getrf_block_kernel<T, false, Loc><<<grid, threads, 0, s>>>(n, A, lda, ipiv, info, count);
   }
@@ -319,10 +323,14 @@ void potrf_block(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int
   const std::size_t bytes = std::size_t(n) * std::size_t(n) * sizeof(T);
   const unsigned grid = grid_for(count, 1);
   const int threads = block_threads(n);
-  if (bytes + 64 <= std::size_t(max_optin_smem())) {
+  const std::size_t limit = std::size_t(max_optin_smem()) - 256;
+  if (bytes <= limit) {
     auto k = upper ? potrf_block_kernel<T, true, true, Loc> : potrf_block_kernel<T, true, false, Loc>;
     allow_smem(k, bytes);
     k<<<grid, threads, bytes, s>>>(n, A, lda, info, count);
+  } else if (potrf_blocked_smem<T>(n) <= limit) {
+    potrf_blocked<T>(s, upper, n, A, lda, info, count);
+    return;
   } else {
     auto k = upper ? potrf_block_kernel<T, false, true, Loc> : potrf_block_kernel<T, false, false, Loc>;
     k<<<grid, threads, 0, s>>>(n, A, lda, info, count);

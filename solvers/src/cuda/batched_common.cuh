@@ -3,6 +3,7 @@
 // (strided or pointer array), and the launchers each size class provides.
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "dla/core/types.hpp"
@@ -54,6 +55,18 @@ void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
 template <class T, class Loc>
 void potrf_block(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int32_t* info,
                  index_t count);
+// Blocked (32-column panels in shared memory, trailing update in global
+// memory) for matrices that do not fit in shared memory; *_smem: bytes needed.
+template <class T>
+std::size_t getrf_blocked_smem(index_t n);
+template <class T>
+std::size_t potrf_blocked_smem(index_t n);
+template <class T, class Loc>
+void getrf_blocked(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
+                   std::int32_t* info, index_t count);
+template <class T, class Loc>
+void potrf_blocked(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int32_t* info,
+                   index_t count);
 // One warp per (matrix, right-hand side); needs n * sizeof(T) <= 48 KB.
 template <class T, class LocA, class LocB>
 void getrs_warp(stream_t s, bool trans, index_t n, index_t nrhs, LocA A, index_t lda,
