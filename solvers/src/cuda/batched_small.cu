@@ -32,7 +32,12 @@ template <class T, int G, class Loc>
 __global__ void __launch_bounds__(kThreads)
 getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info, index_t count) {
   constexpr int per_block = kThreads / G;
+  constexpr int VW = 16 / int(sizeof(T));             // elements per 128-bit access
+  constexpr bool kSmemRow = G * int(sizeof(T)) >= 32;  // row broadcast through shared memory
+  __shared__ __align__(16) T srow[2][kSmemRow ? kThreads : 1];
   const int r = threadIdx.x % G;
+  const int gbase = (threadIdx.x % 32) - r;  // first lane of the group in the warp
+  constexpr unsigned gmask = G == 32 ? 0xffffffffu : ((1u << G) - 1u);
   for (index_t blk = blockIdx.x; blk * per_block < count; blk += gridDim.x) {
     const index_t b = blk * per_block + threadIdx.x / G;
     const bool active = b < count && r < n;
@@ -52,16 +57,18 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
 #pragma unroll
     for (int k = 0; k < G; ++k) {
       if (k >= n) break;
-      // Pivot search among rows with pos >= k: (magnitude, position, lane).
+      // Pivot search among rows with pos >= k: (magnitude, position); the
+      // winner's lane from a ballot (exactly one lane of the group holds p).
       T v = (r < n && pos >= k) ? pivot_magnitude(a[k]) : T(-2);
-      int p = pos, w = r;
+      int p = pos;
 #pragma unroll
       for (int off = G / 2; off > 0; off /= 2) {
         const T ov = shfl_xor(v, off, G);
         const int op = shfl_xor(p, off, G);
-        const int ow = shfl_xor(w, off, G);
-        if (ov > v || (ov == v && op < p)) { v = ov; p = op; w = ow; }
+        if (ov > v || (ov == v && op < p)) { v = ov; p = op; }
       }
+      const unsigned owners = __ballot_sync(0xffffffffu, r < n && pos == p);
+      const int w = __ffs((owners >> gbase) & gmask) - 1;
       const T piv = shfl(a[k], w, G);
       if (r == k) my_ipiv = p + 1;
       // Lazy swap: the winner takes position k, the row at position k takes p.
@@ -74,14 +81,47 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
         l = a[k] / piv;
         a[k] = l;
       }
+      if constexpr (kSmemRow) {
+        // The winner stores its row (128-bit stores), the group reads it back
+        // with 128-bit broadcast loads. Two buffers alternate by k, so the
+        // __syncwarp of step k+1 separates step k's reads from step k+2's writes.
+        T* row = srow[k & 1] + (threadIdx.x - r);
+        const int j0 = ((k + 1) / VW) * VW;
+        if (r == w) {
 #pragma unroll
-      for (int j = k + 1; j < G; ++j) {
-        if (j < n) {
-          const T u = shfl(a[j], w, G);
-          if (nonzero && pos > k) a[j] -= l * u;
+          for (int j = j0; j < G; j += VW) {
+            if constexpr (VW == 4)
+              *reinterpret_cast<float4*>(row + j) = make_float4(a[j], a[j + 1], a[j + 2], a[j + 3]);
+            else
+              *reinterpret_cast<double2*>(row + j) = make_double2(a[j], a[j + 1]);
+          }
+        }
+        __syncwarp();
+        T u[G];
+#pragma unroll
+        for (int j = j0; j < G; j += VW) {
+          if constexpr (VW == 4) {
+            const float4 x = *reinterpret_cast<const float4*>(row + j);
+            u[j] = x.x; u[j + 1] = x.y; u[j + 2] = x.z; u[j + 3] = x.w;
+          } else {
+            const double2 x = *reinterpret_cast<const double2*>(row + j);
+            u[j] = x.x; u[j + 1] = x.y;
+          }
+        }
+#pragma unroll
+        for (int j = k + 1; j < G; ++j)
+          if (j < n && nonzero && pos > k) a[j] -= l * u[j];
+      } else {
+#pragma unroll
+        for (int j = k + 1; j < G; ++j) {
+          if (j < n) {
+            const T u = shfl(a[j], w, G);
+            if (nonzero && pos > k) a[j] -= l * u;
+          }
         }
       }
     }
+    __syncwarp();  // the next matrix's step 0 reuses srow[0]
     if (active) {
 #pragma unroll
       for (int j = 0; j < G; ++j)
