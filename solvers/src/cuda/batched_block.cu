@@ -30,6 +30,9 @@ struct Acc {
   }
 };
 
+// Rows per lane whose multipliers the rank-1 update keeps in registers.
+constexpr int kMaxRowsPerLane = 8;
+
 // ---------------------------------------------------------------- getrf
 template <class T, bool Smem, class Loc>
 __global__ void getrf_block_kernel(index_t n, Loc A, index_t lda, std::int32_t* ipiv,
@@ -85,9 +88,28 @@ __global__ void getrf_block_kernel(index_t n, Loc A, index_t lda, std::int32_t* 
       __syncthreads();
       for (index_t i = k + 1 + tid; i < n; i += nt) M(i, k) /= piv;
       __syncthreads();
-      for (index_t j = k + 1 + warp; j < n; j += nwarps) {
-        const T u = M(k, j);
-        for (index_t i = k + 1 + lane; i < n; i += 32) M(i, j) -= M(i, k) * u;
+      if (n <= kMaxRowsPerLane * 32) {
+        // This lane's multipliers stay in registers across the columns.
+        T lk[kMaxRowsPerLane];
+#pragma unroll
+        for (int q = 0; q < kMaxRowsPerLane; ++q) {
+          const index_t i = k + 1 + lane + 32 * q;
+          lk[q] = i < n ? M(i, k) : T(0);
+        }
+        for (index_t j = k + 1 + warp; j < n; j += nwarps) {
+          const T u = M(k, j);
+#pragma unroll
+          for (int q = 0; q < kMaxRowsPerLane; ++q) {
+            if (k + 1 + 32 * q >= n) break;  // uniform
+            const index_t i = k + 1 + lane + 32 * q;
+            if (i < n) M(i, j) -= lk[q] * u;
+          }
+        }
+      } else {
+        for (index_t j = k + 1 + warp; j < n; j += nwarps) {
+          const T u = M(k, j);
+          for (index_t i = k + 1 + lane; i < n; i += 32) M(i, j) -= M(i, k) * u;
+        }
       }
       __syncthreads();
     }
@@ -131,9 +153,27 @@ __global__ void potrf_block_kernel(index_t n, Loc A, index_t lda, std::int32_t* 
       if (tid == 0) M(k, k) = s;
       for (index_t i = k + 1 + tid; i < n; i += nt) M(i, k) /= s;
       __syncthreads();
-      for (index_t j = k + 1 + warp; j < n; j += nwarps) {
-        const T ljk = M(j, k);
-        for (index_t i = j + lane; i < n; i += 32) M(i, j) -= M(i, k) * ljk;
+      if (n <= kMaxRowsPerLane * 32) {
+        T lk[kMaxRowsPerLane];
+#pragma unroll
+        for (int q = 0; q < kMaxRowsPerLane; ++q) {
+          const index_t i = k + 1 + lane + 32 * q;
+          lk[q] = i < n ? M(i, k) : T(0);
+        }
+        for (index_t j = k + 1 + warp; j < n; j += nwarps) {
+          const T ljk = M(j, k);
+#pragma unroll
+          for (int q = 0; q < kMaxRowsPerLane; ++q) {
+            if (k + 1 + 32 * q >= n) break;  // uniform
+            const index_t i = k + 1 + lane + 32 * q;
+            if (i >= j && i < n) M(i, j) -= lk[q] * ljk;
+          }
+        }
+      } else {
+        for (index_t j = k + 1 + warp; j < n; j += nwarps) {
+          const T ljk = M(j, k);
+          for (index_t i = j + lane; i < n; i += 32) M(i, j) -= M(i, k) * ljk;
+        }
       }
       __syncthreads();
     }
