@@ -73,6 +73,29 @@ class Profiler {
   std::vector<Rec> recs_;
 };
 
+// The panel stream and its two events, created once per host thread and
+// device and reused (creating them per call would cost more than a small
+// factorization). The panel stream has the highest priority: it is the
+// critical path, and its blocks should win free SMs over the trailing GEMM's.
+struct SideStream {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t ev_panel = nullptr, ev_next = nullptr;
+};
+const SideStream& side_stream() {
+  thread_local SideStream per_device[64];
+  int dev = 0;
+  DLA_CUDA_CHECK(cudaGetDevice(&dev));
+  SideStream& ss = per_device[dev & 63];
+  if (ss.stream == nullptr) {
+    int lo = 0, hi = 0;
+    DLA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    DLA_CUDA_CHECK(cudaStreamCreateWithPriority(&ss.stream, cudaStreamNonBlocking, hi));
+    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&ss.ev_panel, cudaEventDisableTiming));
+    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&ss.ev_next, cudaEventDisableTiming));
+  }
+  return ss;
+}
+
 template <class T>
 std::size_t buffer_size(index_t m, index_t n) {
   (void)n;
@@ -104,9 +127,10 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
   cudaStream_t s1 = nullptr;
   cudaEvent_t ev_panel = nullptr, ev_next = nullptr;
   if (lookahead) {
-    DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
-    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&ev_panel, cudaEventDisableTiming));
-    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&ev_next, cudaEventDisableTiming));
+    const SideStream& side = side_stream();
+    s1 = side.stream;
+    ev_panel = side.ev_panel;
+    ev_next = side.ev_next;
   }
   Profiler prof(profile, s0);
   auto at = [&](index_t r, index_t c) { return A + r + c * lda; };
@@ -153,9 +177,6 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
   if (lookahead) {
     DLA_CUDA_CHECK(cudaEventRecord(ev_panel, s1));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(s0, ev_panel, 0));
-    DLA_CUDA_CHECK(cudaEventDestroy(ev_panel));
-    DLA_CUDA_CHECK(cudaEventDestroy(ev_next));
-    DLA_CUDA_CHECK(cudaStreamDestroy(s1));  // released once its work is done
   }
   if (workspace == nullptr) DLA_CUDA_CHECK(cudaFreeAsync(ws, s0));
   prof.finish();

@@ -63,6 +63,14 @@ LeafWs<T> carve(void* ws, index_t G) {
   return w;
 }
 
+// Reads of the candidate buffers written by other blocks before the grid
+// barrier go around L1 (which is not coherent across SMs).
+template <class T>
+__device__ __forceinline__ T ld_l2(const T* p) { return __ldcg(p); }
+__device__ __forceinline__ index_t ld_l2(const index_t* p) {
+  return index_t(__ldcg(reinterpret_cast<const long long*>(p)));
+}
+
 template <class T>
 __device__ __forceinline__ void better(T& bv, index_t& bi, int& bb, T v, index_t i, int b) {
   if (v > bv || (v == bv && i < bi)) { bv = v; bi = i; bb = b; }
@@ -150,7 +158,8 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
       bi = kNoRow;
       bb = 0;
       for (int g = lane; g < G; g += 32)
-        better(bv, bi, bb, ws.cand_abs[index_t(p) * G + g], ws.cand_idx[index_t(p) * G + g], g);
+        better(bv, bi, bb, ld_l2(ws.cand_abs + index_t(p) * G + g),
+               ld_l2(ws.cand_idx + index_t(p) * G + g), g);
 #pragma unroll
       for (int off = 16; off > 0; off >>= 1) {
         const T ov = __shfl_down_sync(0xffffffffu, bv, off);
@@ -168,8 +177,8 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
     __syncthreads();
     const int pb = s_pb;
     for (int c = tid; c < NB; c += kLeafThreads) {
-      s_d[c] = ws.diag_row[p * NB + c];
-      s_u[c] = pb >= 0 ? ws.cand_row[(index_t(p) * G + pb) * NB + c] : s_d[c];
+      s_d[c] = ld_l2(ws.diag_row + p * NB + c);
+      s_u[c] = pb >= 0 ? ld_l2(ws.cand_row + (index_t(p) * G + pb) * NB + c) : s_d[c];
     }
     __syncthreads();
     const index_t piv = s_piv;

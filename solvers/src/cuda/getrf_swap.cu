@@ -55,21 +55,24 @@ laswp_cols(T* A, index_t lda, index_t c0, index_t nc, index_t k1, index_t k2,
   }
 }
 
-// Rows [r0, r0 + nr) of each column staged in shared memory; every pivot
-// target must lie in that range.
+// Rows [0, nr) of each column, and the pivots, staged in shared memory;
+// every pivot target must be < nr.
 template <class T>
 __global__ void laswp_smem(T* A, index_t lda, index_t nr, index_t k1, index_t k2,
                            const std::int32_t* ipiv, bool forward) {
   extern __shared__ unsigned char s_raw[];
   T* s_col = reinterpret_cast<T*>(s_raw);
+  std::int32_t* s_piv = reinterpret_cast<std::int32_t*>(s_raw + sizeof(T) * nr);
   T* col = A + index_t(blockIdx.x) * lda;
+  const index_t npiv = k2 - k1;
   for (index_t i = threadIdx.x; i < nr; i += blockDim.x) s_col[i] = col[i];
+  for (index_t i = threadIdx.x; i < npiv; i += blockDim.x) s_piv[i] = ipiv[k1 + i] - 1;
   __syncthreads();
   if (threadIdx.x == 0) {
-    const index_t npiv = k2 - k1;
     for (index_t t = 0; t < npiv; ++t) {
-      const index_t k = forward ? k1 + t : k2 - 1 - t;
-      const index_t p = ipiv[k] - 1;
+      const index_t i = forward ? t : npiv - 1 - t;
+      const index_t k = k1 + i;
+      const index_t p = s_piv[i];
       const T x = s_col[k];
       s_col[k] = s_col[p];
       s_col[p] = x;
@@ -96,7 +99,7 @@ template <class T>
 void laswp_few_columns(stream_t s, T* A, index_t lda, index_t nc, index_t nr, index_t k1,
                        index_t k2, const std::int32_t* ipiv, bool forward) {
   if (nc <= 0 || k2 <= k1) return;
-  const std::size_t bytes = sizeof(T) * std::size_t(nr);
+  const std::size_t bytes = sizeof(T) * std::size_t(nr) + sizeof(std::int32_t) * std::size_t(k2 - k1);
   constexpr std::size_t kMaxSmem = 200 * 1024;
   if (nc >= 4 * kSwapThreads || bytes > kMaxSmem || nc > 65535)
     return laswp<T>(s, A, lda, 0, nc, k1, k2, ipiv, forward);
