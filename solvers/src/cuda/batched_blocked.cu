@@ -25,21 +25,32 @@ struct GAcc {
   }
 };
 
-// acc[x][y] = sum_kk a(x, kk) b(y, kk) with a(x, kk) = A[x + kk * lda_s] and
-// b(y, kk) = B[y * bs + kk * bk] (shared memory), x, y < 4.
+// Four consecutive shared-memory elements, 16-byte aligned (128-bit loads).
+template <class T>
+__device__ __forceinline__ void load4(const T* p, T (&v)[4]) {
+  if constexpr (sizeof(T) == 4) {
+    const float4 x = *reinterpret_cast<const float4*>(p);
+    v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
+  } else {
+    const double2 x = *reinterpret_cast<const double2*>(p);
+    const double2 y = *reinterpret_cast<const double2*>(p + 2);
+    v[0] = x.x; v[1] = x.y; v[2] = y.x; v[3] = y.y;
+  }
+}
+
+// acc[x][y] = sum_kk A[x + kk * lda_s] * B[y + kk * ldb_s] (shared memory;
+// A and B 16-byte aligned, lda_s and ldb_s multiples of 4).
 template <class T>
 __device__ __forceinline__ void tile_4x4(T (&acc)[4][4], const T* A, index_t lda_s, const T* B,
-                                         index_t bs, index_t bk, int nb) {
+                                         index_t ldb_s, int nb) {
 #pragma unroll
   for (int x = 0; x < 4; ++x)
 #pragma unroll
     for (int y = 0; y < 4; ++y) acc[x][y] = T(0);
   for (int kk = 0; kk < nb; ++kk) {
     T a[4], b[4];
-#pragma unroll
-    for (int x = 0; x < 4; ++x) a[x] = A[x + kk * lda_s];
-#pragma unroll
-    for (int y = 0; y < 4; ++y) b[y] = B[y * bs + kk * bk];
+    load4(A + kk * lda_s, a);
+    load4(B + kk * ldb_s, b);
 #pragma unroll
     for (int x = 0; x < 4; ++x)
 #pragma unroll
@@ -158,7 +169,7 @@ getrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* ipiv, std::int
         for (index_t t = tid; t < tiles; t += nt) {
           const index_t ti = t % tr, tj = t / tr;
           T acc[4][4];
-          tile_4x4(acc, P + nb + 4 * ti, ldp, U + 4 * tj, 1, ldp, int(nb));
+          tile_4x4(acc, P + nb + 4 * ti, ldp, U + 4 * tj, ldp, int(nb));
 #pragma unroll
           for (int x = 0; x < 4; ++x)
 #pragma unroll
@@ -223,7 +234,7 @@ potrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* info, index_t 
           const index_t ti = t % tr, tj = t / tr;
           if (ti < tj) continue;
           T acc[4][4];
-          tile_4x4(acc, P + nb + 4 * ti, ldp, P + nb + 4 * tj, 1, ldp, int(nb));
+          tile_4x4(acc, P + nb + 4 * ti, ldp, P + nb + 4 * tj, ldp, int(nb));
 #pragma unroll
           for (int x = 0; x < 4; ++x)
 #pragma unroll
