@@ -13,6 +13,7 @@
 // and every later diagonal kernel sees it and does nothing.
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include "dla/core/cuda_check.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
@@ -41,6 +42,27 @@ void trsm_t(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index
     strsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
   else
     dtrsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+// The look-ahead's second stream and its two events, created once per host
+// thread and device and reused (creating them per call costs more than a
+// small factorization). Per thread, so concurrent callers never share events.
+struct LookaheadResources {
+  cudaStream_t side = nullptr;
+  cudaEvent_t panel_done = nullptr, rest_done = nullptr;
+};
+
+const LookaheadResources& lookahead_resources() {
+  thread_local std::map<int, LookaheadResources> cache;
+  int dev = 0;
+  DLA_CUDA_CHECK(cudaGetDevice(&dev));
+  LookaheadResources& r = cache[dev];
+  if (!r.side) {
+    DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
+    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.panel_done, cudaEventDisableTiming));
+    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.rest_done, cudaEventDisableTiming));
+  }
+  return r;
 }
 
 template <class T>
@@ -103,11 +125,9 @@ struct Potrf {
   // so diag(j+1) and panel(j+1) overlap rest(j). The two streams never write
   // the same block: column j+1's update runs after rest(j-1) finished.
   void factor_lookahead(index_t n, index_t nb) const {
-    cudaStream_t side;
-    cudaEvent_t panel_done, rest_done;
-    DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&panel_done, cudaEventDisableTiming));
-    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&rest_done, cudaEventDisableTiming));
+    const LookaheadResources& res = lookahead_resources();
+    cudaStream_t side = res.side;
+    cudaEvent_t panel_done = res.panel_done, rest_done = res.rest_done;
     const stream_t s2 = reinterpret_cast<stream_t>(side);
     const Potrf<T> on_side{s2, upper, A, lda, info};
     const cudaStream_t main = reinterpret_cast<cudaStream_t>(s);
@@ -140,9 +160,6 @@ struct Potrf {
     }
     DLA_CUDA_CHECK(cudaEventRecord(rest_done, side));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
-    DLA_CUDA_CHECK(cudaEventDestroy(panel_done));
-    DLA_CUDA_CHECK(cudaEventDestroy(rest_done));
-    DLA_CUDA_CHECK(cudaStreamDestroy(side));
   }
 
   // Blocked right-looking factorization of the n x n block at (off, off).

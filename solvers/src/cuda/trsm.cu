@@ -57,8 +57,11 @@ struct Trsm {
     T* b = left ? B + off : B + off * ldb;
     const index_t es = left ? 1 : ldb, vs = left ? ldb : 1;
     if (nvec == 0) return;
-    const unsigned blocks = unsigned((nvec + 127) / 128);
-    detail::trsm_leaf_kernel<T, NB><<<blocks, 128, 0, s>>>(A + off + off * lda, lda, int(k), trans,
+    // One thread per vector; 64-thread blocks unless there are vectors enough
+    // to fill the GPU with 128-thread blocks (more SMs busy for n ~ 10^4).
+    const int threads = nvec >= 64 * 1024 ? 128 : 64;
+    const unsigned blocks = unsigned((nvec + threads - 1) / threads);
+    detail::trsm_leaf_kernel<T, NB><<<blocks, threads, 0, s>>>(A + off + off * lda, lda, int(k), trans,
                                                            m_lower, diag == Diag::Unit, b, es, vs,
                                                            nvec, alpha);
     DLA_CUDA_CHECK_LAUNCH();
