@@ -179,13 +179,14 @@ void device_case(const Combo& c, index_t m, index_t n, double alpha, std::uint64
   dla::Context ctx(dla::Backend::Cuda);
   // Offset by one element: the device routine must not assume aligned pointers.
   dla::DeviceBuffer<T> dA(index_t(hA.size()) + 1), dB(index_t(hB.size()) + 1);
-  dla::detail::copy_2d(dA.data() + 1, 1, hA.data(), 1, index_t(hA.size()), 1, sizeof(T),
+  const index_t na = index_t(hA.size()), nbuf = index_t(hB.size());
+  dla::detail::copy_2d(dA.data() + 1, na, hA.data(), na, na, 1, sizeof(T),
                        dla::detail::kHostToDevice, ctx.stream());
-  dla::detail::copy_2d(dB.data() + 1, 1, hB.data(), 1, index_t(hB.size()), 1, sizeof(T),
+  dla::detail::copy_2d(dB.data() + 1, nbuf, hB.data(), nbuf, nbuf, 1, sizeof(T),
                        dla::detail::kHostToDevice, ctx.stream());
   ASSERT_EQ(dev_trsm<T>(ctx.stream(), c, m, n, T(alpha), dA.data() + 1, lda, dB.data() + 1, ldb),
             0);
-  dla::detail::copy_2d(hB.data(), 1, dB.data() + 1, 1, index_t(hB.size()), 1, sizeof(T),
+  dla::detail::copy_2d(hB.data(), nbuf, dB.data() + 1, nbuf, nbuf, 1, sizeof(T),
                        dla::detail::kDeviceToHost, ctx.stream());
   ctx.synchronize();
   dla::Matrix<T> X(m, n);
