@@ -40,7 +40,7 @@ const std::vector<std::string> kVariants = {
     "reg128_vec4_db",
     "tuned_128x128x16_s3",
     "tuned_128x128x16_s4",
-    "tuned_128x128x16_s3_occ1",
+    "tuned_128x128x32_s3",
     "tuned_128x128x8_s4",
     "tuned_128x256x16_s3",
     "tuned_128x256x8_s4",

@@ -9,7 +9,9 @@
 // and ld % 4 == 0; everything else (the k-contiguous operand, i.e. B in NN,
 // A in TN/TT; edge tiles; unaligned sub-matrices) uses 4-byte cp.async with
 // zero fill, which transposes into the k-major layout on the fly.
-#include <cstdio>
+#include <string>
+
+#include "dla/core/error.hpp"
 
 #include "gemm_kernels.cuh"
 
@@ -209,13 +211,17 @@ void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::launch(stream_t 
   static unsigned long long done = 0;
   int dev = 0;
   DLA_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev < 64 && !(done & (1ull << dev))) {
+  if (dev >= 64 || !(done & (1ull << dev))) {
+    if (kSmemBytes > device_limits().smem_optin)
+      throw DeviceError("sgemm: tile config needs " + std::to_string(kSmemBytes) +
+                        " bytes of shared memory, the device allows " +
+                        std::to_string(device_limits().smem_optin));
     DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         kSmemBytes));
-    done |= 1ull << dev;
-  } else if (dev >= 64) {
-    DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        kSmemBytes));
+    // Largest shared-memory carveout, so MINB blocks per SM fit.
+    DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        int(cudaSharedmemCarveoutMaxShared)));
+    if (dev < 64) done |= 1ull << dev;
   }
   const index_t tm = (g.m + BM - 1) / BM, tn = (g.n + BN - 1) / BN;
   if (split_k < 1) split_k = 1;
@@ -244,7 +250,7 @@ const std::vector<TunedConfig>& tuned_configs() {
   //                 WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB
   using T128x128x16s3 = Tuned<2, 4, 8, 4, 8, 8, 16, 3, 2>;
   using T128x128x16s4 = Tuned<2, 4, 8, 4, 8, 8, 16, 4, 2>;
-  using T128x128x16s3o1 = Tuned<2, 4, 8, 4, 8, 8, 16, 3, 1>;
+  using T128x128x32s3 = Tuned<2, 4, 8, 4, 8, 8, 32, 3, 1>;
   using T128x128x8s4 = Tuned<2, 4, 8, 4, 8, 8, 8, 4, 2>;
   using T128x256x16s3 = Tuned<2, 4, 8, 4, 8, 16, 16, 3, 1>;
   using T128x256x8s4 = Tuned<2, 4, 8, 4, 8, 16, 8, 4, 1>;
@@ -255,7 +261,7 @@ const std::vector<TunedConfig>& tuned_configs() {
   static const std::vector<TunedConfig> v = [] {
     std::vector<TunedConfig> c = {
         make<T128x128x16s3>("tuned_128x128x16_s3"), make<T128x128x16s4>("tuned_128x128x16_s4"),
-        make<T128x128x16s3o1>("tuned_128x128x16_s3_occ1"),
+        make<T128x128x32s3>("tuned_128x128x32_s3"),
         make<T128x128x8s4>("tuned_128x128x8_s4"),   make<T128x256x16s3>("tuned_128x256x16_s3"),
         make<T128x256x8s4>("tuned_128x256x8_s4"),   make<T256x128x16s3>("tuned_256x128x16_s3"),
         make<T256x128x8s4>("tuned_256x128x8_s4"),   make<T128x64x16s4>("tuned_128x64x16_s4"),
