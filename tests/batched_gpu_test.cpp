@@ -355,6 +355,35 @@ TYPED_TEST(BatchedGpu, PointerArrayMatchesStrided) {
   }
 }
 
+// One block per matrix with more than 65535 matrices: the grid is 1-D over x.
+TEST(BatchedGpuLarge, BlockKernelsBeyond65535Matrices) {
+  DLA_REQUIRE_GPU();
+  const index_t n = 40, count = 70001;
+  auto A = rnd<float>(count, n, n, 1400);
+  auto B = rnd<float>(count, n, 1, 1500);
+  A[count - 1].col(3).setZero();
+  Dev<float> dA(A, n, n * n), dB(B, n, n);
+  dla::DeviceBuffer<i32> p(count * n), info(count);
+  ASSERT_EQ(dla::cuda::sgesv_batched(nullptr, n, 1, dA.data(), n, n * n, p.data(), dB.data(), n, n,
+                                     info.data(), count), 0);
+  const auto inf = get_ints(info);
+  auto X = dB.get();
+  for (index_t b = 0; b < count; ++b) {
+    ASSERT_EQ(inf[b], b == count - 1 ? 4 : 0) << b;
+    if (b % 37 == 0 || b == count - 2) ASSERT_LE(berr<float>(A[b], X[b], B[b]), kLimit) << b;
+  }
+  auto S = spd<float>(count, n, 1600);
+  Dev<float> dS(S, n, n * n), dC(B, n, n);
+  ASSERT_EQ(dla::cuda::sposv_batched(nullptr, Uplo::Upper, n, 1, dS.data(), n, n * n, dC.data(), n,
+                                     n, info.data(), count), 0);
+  const auto inf2 = get_ints(info);
+  auto Y = dC.get();
+  for (index_t b = 0; b < count; ++b) {
+    ASSERT_EQ(inf2[b], 0) << b;
+    if (b % 37 == 0 || b == count - 1) ASSERT_LE(berr<float>(S[b], Y[b], B[b]), kLimit) << b;
+  }
+}
+
 TEST(BatchedGpuArgs, ArgumentErrors) {
   DLA_REQUIRE_GPU();
   dla::DeviceBuffer<float> A(64 * 4);
