@@ -343,7 +343,7 @@ void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
   const std::size_t bytes = std::size_t(n) * std::size_t(n) * sizeof(T);
   const unsigned grid = grid_for(count, 1);
   const int threads = block_threads(n);
-  const std::size_t limit = std::size_t(max_optin_smem()) - 256;
+  const std::size_t limit = std::size_t(max_optin_smem()) - 1024;  // room for static smem
   if (bytes <= limit) {
     auto k = getrf_block_kernel<T, true, Loc>;
     allow_smem(k, bytes);
@@ -363,7 +363,7 @@ void potrf_block(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int
   const std::size_t bytes = std::size_t(n) * std::size_t(n) * sizeof(T);
   const unsigned grid = grid_for(count, 1);
   const int threads = block_threads(n);
-  const std::size_t limit = std::size_t(max_optin_smem()) - 256;
+  const std::size_t limit = std::size_t(max_optin_smem()) - 1024;  // room for static smem
   if (bytes <= limit) {
     auto k = upper ? potrf_block_kernel<T, true, true, Loc> : potrf_block_kernel<T, true, false, Loc>;
     allow_smem(k, bytes);
