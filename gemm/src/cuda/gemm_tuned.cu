@@ -54,19 +54,42 @@ __device__ __forceinline__ void load_tile(float* S, const float* X, index_t ld, 
         cp_async16(S + p * LD + o, X + (o0 + o) + (p0 + p) * ld);
       }
     } else {
+      // 4-byte copies; thread t always handles o = t % BO, p = t / BO + it * (NT / BO).
+      static_assert(NT % BO == 0);
+      constexpr int kStep = NT / BO, kIters = BK / kStep;
+      const int o = t % BO, pb = t / BO;
+      const float* src = X + (o0 + o) + (p0 + pb) * ld;
+      float* dst = S + pb * LD + o;
+      if (o0 + BO <= O && p0 + BK <= K) {
+#pragma unroll
+        for (int it = 0; it < kIters; ++it)
+          cp_async4(dst + it * kStep * LD, src + index_t(it) * kStep * ld, true);
+      } else {
 #pragma unroll 1
-      for (int e = t; e < BK * BO; e += NT) {
-        const int o = e % BO, p = e / BO;
-        const bool in = o0 + o < O && p0 + p < K;
-        cp_async4(S + p * LD + o, in ? X + (o0 + o) + (p0 + p) * ld : X, in);
+        for (int it = 0; it < kIters; ++it) {
+          const bool in = o0 + o < O && p0 + pb + it * kStep < K;
+          cp_async4(dst + it * kStep * LD, in ? src + index_t(it) * kStep * ld : X, in);
+        }
       }
     }
   } else {
+    // k-contiguous operand, transposed on the fly: thread t handles p = t % BK,
+    // o = t / BK + it * (NT / BK); consecutive lanes read consecutive k.
+    static_assert(NT % BK == 0);
+    constexpr int kStep = NT / BK, kIters = BO / kStep;
+    const int p = t % BK, ob = t / BK;
+    const float* src = X + (p0 + p) + (o0 + ob) * ld;
+    float* dst = S + p * LD + ob;
+    if (o0 + BO <= O && p0 + BK <= K) {
+#pragma unroll
+      for (int it = 0; it < kIters; ++it)
+        cp_async4(dst + it * kStep, src + index_t(it) * kStep * ld, true);
+    } else {
 #pragma unroll 1
-    for (int e = t; e < BK * BO; e += NT) {
-      const int p = e % BK, o = e / BK;
-      const bool in = o0 + o < O && p0 + p < K;
-      cp_async4(S + p * LD + o, in ? X + (p0 + p) + (o0 + o) * ld : X, in);
+      for (int it = 0; it < kIters; ++it) {
+        const bool in = o0 + ob + it * kStep < O && p0 + p < K;
+        cp_async4(dst + it * kStep, in ? src + index_t(it) * kStep * ld : X, in);
+      }
     }
   }
 }
