@@ -192,6 +192,9 @@ template <class T, int G, bool Upper, class Loc>
 __global__ void __launch_bounds__(kThreads)
 potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
   constexpr int per_block = kThreads / G;
+  constexpr int VW = 16 / int(sizeof(T));
+  constexpr bool kSmemCol = G * int(sizeof(T)) >= 32;
+  __shared__ __align__(16) T scol[2][kSmemCol ? kThreads : 1];
   const int r = threadIdx.x % G;
   for (index_t blk = blockIdx.x; blk * per_block < count; blk += gridDim.x) {
     const index_t b = blk * per_block + threadIdx.x / G;
@@ -217,14 +220,39 @@ potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
         if (r == k) a[k] = s;
         else if (r > k) a[k] /= s;
       }
+      if constexpr (kSmemCol) {
+        // Column k of L through shared memory: every lane stores its L(r, k),
+        // then reads L(k+1.., k) with 128-bit broadcast loads (buffers
+        // alternate by k, as in getrf).
+        T* col = scol[k & 1] + (threadIdx.x - r);
+        col[r] = a[k];
+        __syncwarp();
+        const int j0 = ((k + 1) / VW) * VW;
+        T u[G];
 #pragma unroll
-      for (int j = k + 1; j < G; ++j) {
-        if (j < n) {
-          const T ljk = shfl(a[k], j, G);
-          if (ok && r >= j) a[j] -= a[k] * ljk;
+        for (int j = j0; j < G; j += VW) {
+          if constexpr (VW == 4) {
+            const float4 x = *reinterpret_cast<const float4*>(col + j);
+            u[j] = x.x; u[j + 1] = x.y; u[j + 2] = x.z; u[j + 3] = x.w;
+          } else {
+            const double2 x = *reinterpret_cast<const double2*>(col + j);
+            u[j] = x.x; u[j + 1] = x.y;
+          }
+        }
+#pragma unroll
+        for (int j = k + 1; j < G; ++j)
+          if (j < n && ok && r >= j) a[j] -= a[k] * u[j];
+      } else {
+#pragma unroll
+        for (int j = k + 1; j < G; ++j) {
+          if (j < n) {
+            const T ljk = shfl(a[k], j, G);
+            if (ok && r >= j) a[j] -= a[k] * ljk;
+          }
         }
       }
     }
+    __syncwarp();  // the next matrix's step 0 reuses scol[0]
     if (active) {
 #pragma unroll
       for (int j = 0; j < G; ++j)
