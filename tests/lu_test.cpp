@@ -9,14 +9,9 @@
 #include "dla/core/error.hpp"
 #include "dla/solvers/lu.hpp"
 #include "dla/solvers/lu_cuda.hpp"
-#include "dla/solvers/solve.hpp"
+#include "dla/solvers.hpp"
 #include "lu_test_util.hpp"
 
-#if __has_include("dla/solvers/cholesky.hpp")
-#define LU_TEST_HAS_CHOLESKY 1
-#else
-#define LU_TEST_HAS_CHOLESKY 0
-#endif
 
 namespace dla::test {
 namespace {
@@ -183,9 +178,7 @@ void check_solve_methods(const Context& ctx) {
     const Mat<T> S = spd_matrix<T>(n, 50 + n);
     const Mat<T> G = random_matrix<T>(n, n, 60 + n);
     const Mat<T> B = random_matrix<T>(n, 3, 70 + n);
-    std::vector<Method> methods{Method::LU, Method::Auto};
-    if (LU_TEST_HAS_CHOLESKY) methods.push_back(Method::Cholesky);
-    for (Method m : methods) {
+    for (Method m : {Method::LU, Method::Auto, Method::Cholesky}) {
       SCOPED_TRACE(to_string(m));
       const Matrix<T> X = solve(ctx, Matrix<T>(S), Matrix<T>(B), m);
       EXPECT_LE(solve_backward_error<T>(S, Mat<T>(X), B, false), kLimit);
@@ -203,6 +196,15 @@ void check_solve_methods(const Context& ctx) {
 TEST(LuHost, SolveEachMethod) {
   check_solve_methods<float>(Context::host());
   check_solve_methods<double>(Context::host());
+  // Cholesky asked for explicitly on a nonsymmetric / indefinite matrix
+  Mat<double> I = Mat<double>::Identity(4, 4);
+  I(2, 2) = -1.0;
+  EXPECT_THROW(solve(Context::host(), Matrix<double>(I), Matrix<double>(Mat<double>::Ones(4, 1)),
+                     Method::Cholesky),
+               NotPositiveDefinite);
+  const Matrix<double> x = solve(Context::host(), Matrix<double>(I),
+                                 Matrix<double>(Mat<double>::Ones(4, 1)), Method::Auto);
+  EXPECT_DOUBLE_EQ(x(2, 0), -1.0);
 }
 
 TEST(LuHost, BlockSizeHeuristic) {

@@ -5,12 +5,7 @@
 
 #include "dla/core/error.hpp"
 #include "dla/solvers/lu.hpp"
-#if __has_include("dla/solvers/cholesky.hpp")
 #include "dla/solvers/cholesky.hpp"
-#define DLA_SOLVE_HAS_CHOLESKY 1
-#else
-#define DLA_SOLVE_HAS_CHOLESKY 0
-#endif
 
 namespace dla {
 namespace {
@@ -34,13 +29,8 @@ Matrix<T> solve_lu(const Context& ctx, const Matrix<T>& A, const Matrix<T>& B) {
 
 template <class T>
 Matrix<T> solve_cholesky(const Context& ctx, const Matrix<T>& A, const Matrix<T>& B) {
-#if DLA_SOLVE_HAS_CHOLESKY
   const Cholesky<T> chol = cholesky_factor(ctx, A, Uplo::Lower);
   return cholesky_solve(ctx, chol, B);
-#else
-  (void)ctx; (void)A; (void)B;
-  throw NotCompiled("solve: Method::Cholesky is not part of this build of dla");
-#endif
 }
 
 }  // namespace
@@ -57,7 +47,7 @@ Matrix<T> solve(const Context& ctx, const Matrix<T>& A, const Matrix<T>& B, Meth
     case Method::LU: return solve_lu(ctx, A, B);
     case Method::Cholesky: return solve_cholesky(ctx, A, B);
     case Method::Auto:
-      if (DLA_SOLVE_HAS_CHOLESKY && symmetric_positive_diagonal(A)) {
+      if (symmetric_positive_diagonal(A)) {
         try {
           return solve_cholesky(ctx, A, B);
         } catch (const NotPositiveDefinite&) {
