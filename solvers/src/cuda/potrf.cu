@@ -44,12 +44,15 @@ void trsm_t(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index
     dtrsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
 }
 
-// The look-ahead's second stream and its two events, created once per host
-// thread and device and reused (creating them per call costs more than a
-// small factorization). Per thread, so concurrent callers never share events.
+// The look-ahead's streams and events, created once per host thread and
+// device and reused (creating them per call costs more than a small
+// factorization). Per thread, so concurrent callers never share events.
+// `crit` (highest priority) runs the critical path (diagonal blocks, panels,
+// next block column), `side` (default priority) the bulk of the update, so
+// the critical kernels get SMs as soon as update blocks retire.
 struct LookaheadResources {
-  cudaStream_t side = nullptr;
-  cudaEvent_t panel_done = nullptr, rest_done = nullptr;
+  cudaStream_t crit = nullptr, side = nullptr;
+  cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr;
 };
 
 const LookaheadResources& lookahead_resources() {
@@ -58,9 +61,12 @@ const LookaheadResources& lookahead_resources() {
   DLA_CUDA_CHECK(cudaGetDevice(&dev));
   LookaheadResources& r = cache[dev];
   if (!r.side) {
+    int least = 0, greatest = 0;
+    DLA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    DLA_CUDA_CHECK(cudaStreamCreateWithPriority(&r.crit, cudaStreamNonBlocking, greatest));
     DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
-    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.panel_done, cudaEventDisableTiming));
-    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.rest_done, cudaEventDisableTiming));
+    for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done})
+      DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
   }
   return r;
 }
@@ -119,47 +125,52 @@ struct Potrf {
                 at(off, off + jb), lda);
   }
 
-  // Top level with look-ahead depth 1 on a second stream s2:
-  //   s : diag(j), panel(j), [wait rest(j-1)], update of block column j+1
-  //   s2: [wait panel(j)] update of the rest of the trailing matrix (rest(j))
+  // Top level with look-ahead depth 1 on two internal streams:
+  //   crit: diag(j), panel(j), [wait rest(j-1)], update of block column j+1
+  //   side: [wait panel(j)] update of the rest of the trailing matrix (rest(j))
   // so diag(j+1) and panel(j+1) overlap rest(j). The two streams never write
-  // the same block: column j+1's update runs after rest(j-1) finished.
+  // the same block: column j+1's update runs after rest(j-1) finished. Both
+  // start after the work queued on s and s waits for both at the end, so the
+  // call is one stream-ordered operation on s.
   void factor_lookahead(index_t n, index_t nb) const {
     const LookaheadResources& res = lookahead_resources();
-    cudaStream_t side = res.side;
-    cudaEvent_t panel_done = res.panel_done, rest_done = res.rest_done;
-    const stream_t s2 = reinterpret_cast<stream_t>(side);
-    const Potrf<T> on_side{s2, upper, A, lda, info};
-    const cudaStream_t main = reinterpret_cast<cudaStream_t>(s);
-    // The side stream starts after everything queued on s so far.
-    DLA_CUDA_CHECK(cudaEventRecord(rest_done, main));
+    const cudaStream_t caller = reinterpret_cast<cudaStream_t>(s);
+    const cudaStream_t crit = res.crit, side = res.side;
+    const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info};
+    const Potrf<T> on_side{reinterpret_cast<stream_t>(side), upper, A, lda, info};
+    DLA_CUDA_CHECK(cudaEventRecord(res.start, caller));
+    DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.start, 0));
+    DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.start, 0));
+    DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
     for (index_t j = 0; j < n; j += nb) {
       const index_t jb = std::min(nb, n - j);
       const index_t r = n - j - jb;
-      if (jb <= kLeaf) leaf(j, jb);
-      else factor(j, jb, kLeaf);
-      panel(j, jb, r);
+      if (jb <= kLeaf) c.leaf(j, jb);
+      else c.factor(j, jb, kLeaf);
+      c.panel(j, jb, r);
       if (r == 0) break;
-      DLA_CUDA_CHECK(cudaEventRecord(panel_done, main));
-      DLA_CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));  // rest(j-1) done
+      DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
+      DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(j-1) done
       const index_t c0 = j + jb, wcol = std::min(nb, r);
-      // Block column j+1 (diagonal block and below) on s.
-      syrk(c0, wcol, j, jb, nb);
+      // Block column j+1 (diagonal block and below) on crit.
+      c.syrk(c0, wcol, j, jb, nb);
       if (r > wcol) {
         if (!upper)
-          gemm_t<T>(s, Op::N, Op::T, r - wcol, wcol, jb, T(-1), at(c0 + wcol, j), lda, at(c0, j),
-                    lda, T(1), at(c0 + wcol, c0), lda);
+          gemm_t<T>(c.s, Op::N, Op::T, r - wcol, wcol, jb, T(-1), at(c0 + wcol, j), lda,
+                    at(c0, j), lda, T(1), at(c0 + wcol, c0), lda);
         else
-          gemm_t<T>(s, Op::T, Op::N, wcol, r - wcol, jb, T(-1), at(j, c0), lda,
+          gemm_t<T>(c.s, Op::T, Op::N, wcol, r - wcol, jb, T(-1), at(j, c0), lda,
                     at(j, c0 + wcol), lda, T(1), at(c0, c0 + wcol), lda);
-        // The rest on s2.
-        DLA_CUDA_CHECK(cudaStreamWaitEvent(side, panel_done, 0));
+        // The rest on side.
+        DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));
         on_side.syrk(c0 + wcol, r - wcol, j, jb, nb);
-        DLA_CUDA_CHECK(cudaEventRecord(rest_done, side));
+        DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
       }
     }
-    DLA_CUDA_CHECK(cudaEventRecord(rest_done, side));
-    DLA_CUDA_CHECK(cudaStreamWaitEvent(main, rest_done, 0));
+    DLA_CUDA_CHECK(cudaEventRecord(res.crit_done, crit));
+    DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
+    DLA_CUDA_CHECK(cudaStreamWaitEvent(caller, res.crit_done, 0));
+    DLA_CUDA_CHECK(cudaStreamWaitEvent(caller, res.rest_done, 0));
   }
 
   // Blocked right-looking factorization of the n x n block at (off, off).
