@@ -7,6 +7,7 @@
 // coupling block applied through dla's GEMM (large k at the top levels, where
 // almost all the flops are), then the second half solved.
 #include <algorithm>
+#include <string>
 
 #include "dla/core/cuda_check.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
@@ -19,10 +20,15 @@ namespace {
 template <class T>
 int gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, const T* A,
            index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  int info;
   if constexpr (std::is_same_v<T, float>)
-    return sgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    info = sgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   else
-    return dgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    info = dgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  // The arguments are valid by construction; a failure here is a bug.
+  if (info != 0)
+    throw Error("trsm: internal GEMM call rejected argument " + std::to_string(-info));
+  return info;
 }
 
 template <class T>
