@@ -101,6 +101,26 @@ TEST(LuGpu, BlockSizesFromEnvironment) {
   EXPECT_GT(p.gemm_ms, 0.0);
 }
 
+// The swap plans (default) and the plain per-column laswp (DLA_GETRF_SIMPLE_SWAP=1)
+// move the same data: same pivots, and factors equal up to GEMM rounding (exactly
+// equal when dla's GEMM is deterministic); a wrong move would differ by O(1).
+TEST(LuGpu, SwapPlansEqualPlainLaswp) {
+  DLA_REQUIRE_GPU();
+  const Context ctx(Backend::Cuda);
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1000, 1000}, {3001, 3001}, {2000, 700}, {700, 2000}}) {
+    SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n);
+    const Matrix<float> A = random_matrix<float>(m, n, 31 + m);
+    const LU<float> fast = lu_factor(ctx, A);
+    LU<float> plain;
+    {
+      ScopedEnv env("DLA_GETRF_SIMPLE_SWAP", "1");
+      plain = lu_factor(ctx, A);
+    }
+    EXPECT_EQ(fast.ipiv, plain.ipiv);
+    EXPECT_LE((fast.factors - plain.factors).cwiseAbs().maxCoeff(), 1e-3f) << "factors differ";
+  }
+}
+
 template <class T>
 void gpu_solve_check(Eigen::Index n, Eigen::Index nrhs, Op op, std::uint64_t seed) {
   SCOPED_TRACE(::testing::Message() << "n=" << n << " nrhs=" << nrhs << " op=" << to_string(op));

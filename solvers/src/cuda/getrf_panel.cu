@@ -277,28 +277,28 @@ std::size_t panel_workspace_bytes(index_t m) {
 
 template <class T>
 void panel_factor(stream_t s, index_t m, index_t k0, index_t w, T* A, index_t lda,
-                  std::int32_t* ipiv, int* info, void* ws) {
+                  std::int32_t* ipiv, int* info, void* ws, int* plan) {
   if (w <= 0 || m - k0 <= 0) return;
   if (w <= kLeafCols) return leaf<T>(s, m, k0, int(w), A, lda, ipiv, info, ws);
   // split at a multiple of the leaf width, about half way
   const index_t n1 = ((w / 2 + kLeafCols - 1) / kLeafCols) * kLeafCols;
   const index_t n2 = w - n1;
-  panel_factor<T>(s, m, k0, n1, A, lda, ipiv, info, ws);
+  panel_factor<T>(s, m, k0, n1, A, lda, ipiv, info, ws, plan);
   const index_t k1 = k0 + n1;
-  laswp<T>(s, A, lda, k1, n2, k0, k1, ipiv, true);
+  swap_rows<T>(s, A, lda, m, k1, n2, k0, k1, ipiv, plan);
   trsm<T>(s, Side::Left, Uplo::Lower, Op::N, Diag::Unit, n1, n2, T(1), A + k0 + k0 * lda, lda,
           A + k0 + k1 * lda, lda);
   gemm<T>(s, Op::N, Op::N, m - k1, n2, n1, T(-1), A + k1 + k0 * lda, lda, A + k0 + k1 * lda, lda,
           T(1), A + k1 + k1 * lda, lda);
-  panel_factor<T>(s, m, k1, n2, A, lda, ipiv, info, ws);
-  laswp<T>(s, A, lda, k0, n1, k1, k0 + w, ipiv, true);
+  panel_factor<T>(s, m, k1, n2, A, lda, ipiv, info, ws, plan);
+  swap_rows<T>(s, A, lda, m, k0, n1, k1, k0 + w, ipiv, plan);
 }
 
 template std::size_t panel_workspace_bytes<float>(index_t);
 template std::size_t panel_workspace_bytes<double>(index_t);
 template void panel_factor<float>(stream_t, index_t, index_t, index_t, float*, index_t,
-                                  std::int32_t*, int*, void*);
+                                  std::int32_t*, int*, void*, int*);
 template void panel_factor<double>(stream_t, index_t, index_t, index_t, double*, index_t,
-                                   std::int32_t*, int*, void*);
+                                   std::int32_t*, int*, void*, int*);
 
 }  // namespace dla::cuda::detail

@@ -4,6 +4,12 @@
 //  * laswp_cols: one thread per column, the block's pivots staged in shared
 //    memory; each thread applies the interchanges to its column in order. Used
 //    for the getrf swaps (nb pivots on up to n columns, many columns in flight).
+//  * swap plans (getrf's swaps): laswp_plan_kernel, one block, replays the
+//    interchanges on row indices in shared memory (one thread, a few us for
+//    256 pivots) and writes the list of (dst, src) moves of the rows whose
+//    content changes (at most 2 x the pivots); laswp_apply_kernel then moves
+//    those rows in many columns at once: all loads of a column, a barrier,
+//    all stores, no dependency chain through global memory.
 //  * laswp_smem: one block per column with the whole touched row range of the
 //    column staged in shared memory (coalesced load/store), the interchanges
 //    applied there. Used when there are few columns and many pivots (getrs on
@@ -11,6 +17,8 @@
 //    global memory would dominate.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "dla/core/cuda_check.hpp"
 #include "dla/solvers/lu_cuda.hpp"
@@ -82,7 +90,127 @@ __global__ void laswp_smem(T* A, index_t lda, index_t nr, index_t k1, index_t k2
   for (index_t i = threadIdx.x; i < nr; i += blockDim.x) col[i] = s_col[i];
 }
 
+
+constexpr int kPlanThreads = 256;
+
+// Rows are relative to k1; nrows = m - k1 (every pivot target is below m).
+__global__ void __launch_bounds__(kPlanThreads)
+laswp_plan_kernel(index_t k1, int npiv, int nrows, const std::int32_t* ipiv, int* plan) {
+  extern __shared__ int s_plan[];
+  int* cur = s_plan;           // cur[i]: the original row whose content ends at row i
+  int* piv = s_plan + nrows;   // relative pivot targets
+  __shared__ int s_count;
+  const int tid = threadIdx.x;
+  for (int i = tid; i < nrows; i += kPlanThreads) cur[i] = i;
+  for (int t = tid; t < npiv; t += kPlanThreads) piv[t] = int(index_t(ipiv[k1 + t]) - 1 - k1);
+  if (tid == 0) s_count = 0;
+  __syncthreads();
+  if (tid == 0) {
+    for (int t = 0; t < npiv; ++t) {
+      const int p = piv[t];
+      const int x = cur[t];
+      cur[t] = cur[p];
+      cur[p] = x;
+    }
+  }
+  __syncthreads();
+  int* src = plan + 1;
+  int* dst = plan + 1 + 2 * kPlanMaxPiv;
+  for (int t = tid; t < npiv; t += kPlanThreads) {
+    if (cur[t] != t) {
+      const int e = atomicAdd(&s_count, 1);
+      dst[e] = t;
+      src[e] = cur[t];
+    }
+    const int p = piv[t];
+    if (p >= npiv && cur[p] != p) {
+      bool first = true;  // each target row listed once
+      for (int u = 0; u < t; ++u)
+        if (piv[u] == p) { first = false; break; }
+      if (first) {
+        const int e = atomicAdd(&s_count, 1);
+        dst[e] = p;
+        src[e] = cur[p];
+      }
+    }
+  }
+  __syncthreads();
+  if (tid == 0) plan[0] = s_count;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kPlanThreads)
+laswp_apply_kernel(T* A, index_t lda, index_t k1, index_t c0, index_t nc, int cols_per_block,
+                   const int* plan) {
+  __shared__ int s_src[2 * kPlanMaxPiv], s_dst[2 * kPlanMaxPiv];
+  __shared__ T s_val[2 * kPlanMaxPiv];
+  const int tid = threadIdx.x;
+  const int cnt = plan[0];
+  for (int e = tid; e < cnt; e += kPlanThreads) {
+    s_src[e] = plan[1 + e];
+    s_dst[e] = plan[1 + 2 * kPlanMaxPiv + e];
+  }
+  __syncthreads();
+  const index_t cbeg = index_t(blockIdx.x) * cols_per_block;
+  for (int cc = 0; cc < cols_per_block; ++cc) {
+    const index_t c = cbeg + cc;
+    if (c >= nc) break;  // uniform over the block
+    T* col = A + (c0 + c) * lda + k1;
+    for (int e = tid; e < cnt; e += kPlanThreads) s_val[e] = col[s_src[e]];
+    __syncthreads();
+    for (int e = tid; e < cnt; e += kPlanThreads) col[s_dst[e]] = s_val[e];
+    __syncthreads();
+  }
+}
+
 }  // namespace
+
+bool make_swap_plan(stream_t s, index_t m, index_t k1, index_t k2, const std::int32_t* ipiv,
+                    int* plan) {
+  const index_t npiv = k2 - k1, nrows = m - k1;
+  if (plan == nullptr || npiv <= 0 || npiv > kPlanMaxPiv || nrows < npiv) return false;
+  const std::size_t bytes = sizeof(int) * std::size_t(nrows + npiv);
+  constexpr std::size_t kMaxSmem = 200 * 1024;
+  if (bytes > kMaxSmem) return false;
+  const char* e = std::getenv("DLA_GETRF_SIMPLE_SWAP");
+  if (e && *e && std::string(e) != "0") return false;
+  if (bytes > 48 * 1024)
+    DLA_CUDA_CHECK(cudaFuncSetAttribute(laswp_plan_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(kMaxSmem)));
+  laswp_plan_kernel<<<1, kPlanThreads, bytes, reinterpret_cast<cudaStream_t>(s)>>>(
+      k1, int(npiv), int(nrows), ipiv, plan);
+  DLA_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+template <class T>
+void apply_swap_plan(stream_t s, T* A, index_t lda, index_t k1, index_t c0, index_t nc,
+                     const int* plan) {
+  if (nc <= 0) return;
+  constexpr index_t kMaxBlocks = 2048;
+  const int per = int((nc + kMaxBlocks - 1) / kMaxBlocks);
+  const index_t blocks = (nc + per - 1) / per;
+  laswp_apply_kernel<T><<<unsigned(blocks), kPlanThreads, 0, reinterpret_cast<cudaStream_t>(s)>>>(
+      A, lda, k1, c0, nc, per, plan);
+  DLA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void swap_rows(stream_t s, T* A, index_t lda, index_t m, index_t c0, index_t nc, index_t k1,
+               index_t k2, const std::int32_t* ipiv, int* plan) {
+  if (nc <= 0 || k2 <= k1) return;
+  if (make_swap_plan(s, m, k1, k2, ipiv, plan)) apply_swap_plan<T>(s, A, lda, k1, c0, nc, plan);
+  else laswp<T>(s, A, lda, c0, nc, k1, k2, ipiv, true);
+}
+
+template void apply_swap_plan<float>(stream_t, float*, index_t, index_t, index_t, index_t,
+                                     const int*);
+template void apply_swap_plan<double>(stream_t, double*, index_t, index_t, index_t, index_t,
+                                      const int*);
+template void swap_rows<float>(stream_t, float*, index_t, index_t, index_t, index_t, index_t,
+                               index_t, const std::int32_t*, int*);
+template void swap_rows<double>(stream_t, double*, index_t, index_t, index_t, index_t, index_t,
+                                index_t, const std::int32_t*, int*);
 
 template <class T>
 void laswp(stream_t s, T* A, index_t lda, index_t c0, index_t nc, index_t k1, index_t k2,
