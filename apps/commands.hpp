@@ -14,6 +14,11 @@ enum ExitCode : int {
   kDeviceOrRuntime = 4,   // CUDA or other runtime failure
 };
 
+void add_solve_command(CLI::App& app);
+void add_factor_command(CLI::App& app);
+void add_gen_command(CLI::App& app);
+void add_gemm_command(CLI::App& app);
+void add_inspect_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 

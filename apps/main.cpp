@@ -11,6 +11,11 @@ int main(int argc, char** argv) {
   CLI::App app{"dla: dense linear algebra on NVIDIA GPUs (with a host fallback)", "dla"};
   app.set_version_flag("--version", std::string("dla ") + DLA_VERSION_STRING);
   app.require_subcommand(1);
+  add_solve_command(app);
+  add_factor_command(app);
+  add_gen_command(app);
+  add_gemm_command(app);
+  add_inspect_command(app);
   add_info_command(app);
   add_bench_command(app);
   try {

@@ -1,0 +1,89 @@
+#include "cli_util.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+namespace dla::app {
+
+Backend parse_backend(const std::string& device) {
+  if (device == "auto") return Backend::Auto;
+  if (device == "cuda") return Backend::Cuda;
+  if (device == "host") return Backend::Host;
+  throw InvalidArgument("--device must be auto, cuda or host (got '" + device + "')");
+}
+
+std::string describe(const Context& ctx) {
+  if (!ctx.is_cuda()) return "host";
+  return "cuda:" + std::to_string(ctx.device()) + " (" + device_info(ctx.device()).name + ")";
+}
+
+Precision pick_precision(const std::string& option, const io::DatasetInfo& on_disk) {
+  if (option == "single") return Precision::Single;
+  if (option == "double") return Precision::Double;
+  if (option == "auto") return on_disk.type == "float64" ? Precision::Double : Precision::Single;
+  throw InvalidArgument("--precision must be single, double or auto (got '" + option + "')");
+}
+
+const char* to_string(Precision p) { return p == Precision::Single ? "single" : "double"; }
+
+std::string shape_string(const std::vector<index_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+io::DatasetInfo find_dataset(const std::string& path, const std::string& dataset) {
+  const auto all = io::list_datasets(path);
+  std::string names;
+  for (const auto& d : all) {
+    if (d.name == dataset || "/" + d.name == dataset) return d;
+    names += (names.empty() ? "" : ", ") + d.name;
+  }
+  throw IoError(path + ": no dataset '" + dataset + "' (datasets in the file: " +
+                (names.empty() ? "none" : names) + ")");
+}
+
+void check_not_same_file(const std::string& input, const std::string& output) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(output, ec) && fs::equivalent(input, output, ec))
+    throw InvalidArgument("output " + output + " is the input file: choose another -o path "
+                          "(the input would be replaced)");
+}
+
+void warn_if_narrowed(const io::ReadInfo& info, const std::string& path, const std::string& dataset) {
+  if (info.narrowed)
+    std::fprintf(stderr, "dla: warning: %s:%s is %s on disk, computing in single precision "
+                 "(use --precision double to keep it)\n", path.c_str(), dataset.c_str(),
+                 info.disk_type.c_str());
+}
+
+Stopwatch::Stopwatch()
+    : start_(std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count()) {}
+double Stopwatch::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() - start_;
+}
+
+template <class T>
+double relative_residual(const Matrix<T>& A, const Matrix<T>& X, const Matrix<T>& B) {
+  const Eigen::MatrixXd a = A.template cast<double>(), x = X.template cast<double>();
+  const double r = (a * x - B.template cast<double>()).norm();
+  const double d = a.norm() * x.norm();
+  return d > 0 ? r / d : r;
+}
+template double relative_residual<float>(const Matrix<float>&, const Matrix<float>&, const Matrix<float>&);
+template double relative_residual<double>(const Matrix<double>&, const Matrix<double>&, const Matrix<double>&);
+
+void add_device_option(CLI::App* cmd, std::string& device) {
+  cmd->add_option("--device", device, "Where to compute: auto (GPU when present), cuda, host")
+      ->check(CLI::IsMember({"auto", "cuda", "host"}))
+      ->capture_default_str();
+}
+void add_precision_option(CLI::App* cmd, std::string& precision) {
+  cmd->add_option("--precision", precision, "single, double, or auto (the type of A on disk)")
+      ->check(CLI::IsMember({"auto", "single", "double"}))
+      ->capture_default_str();
+}
+
+}  // namespace dla::app

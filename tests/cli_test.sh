@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# CLI tests: run the dla binary on generated files and check results, exit
+# codes, messages, and that no output file is left after a failure.
+# usage: cli_test.sh /path/to/dla /path/to/python3-with-h5py
+set -u
+DLA="$(realpath "$1")"
+PY="${2:-/usr/bin/python3}"
+W="$(mktemp -d)"
+trap 'rm -rf "$W"' EXIT
+fails=0 passes=0
+ok()   { passes=$((passes + 1)); echo "ok:   $1"; }
+bad()  { fails=$((fails + 1)); echo "FAIL: $1"; }
+
+# expect CODE PATTERN NAME -- command...: exit code and a stderr/stdout pattern.
+expect() {
+  local code="$1" pat="$2" name="$3"; shift 4
+  local out rc
+  out="$("$@" 2>&1)"; rc=$?
+  if [ "$rc" -ne "$code" ]; then bad "$name: exit $rc, want $code. Output: $out"; return; fi
+  if [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then bad "$name: output lacks /$pat/: $out"; return; fi
+  ok "$name"
+}
+# no_file PATH NAME: the path and any temporary sibling are absent.
+no_file() {
+  if [ -e "$1" ] || ls -a "$(dirname "$1")" | grep -q "^\.$(basename "$1")\.tmp"; then
+    bad "$2: output file left behind"; else ok "$2: no output file"; fi
+}
+# check_x FILE.h5 INPUT.h5 SHAPE DTYPE: x has the shape of b, the right dtype,
+# attributes, and solves the system (float64 check in numpy).
+check_x() {
+  "$PY" - "$1" "$2" "$3" "$4" <<'PY'
+import sys, h5py, numpy as np
+out, inp, shape, dtype = sys.argv[1:]
+with h5py.File(out) as f, h5py.File(inp) as g:
+    x = f["x"]; A = g["A"][...].astype(np.float64); b = g["b"][...].astype(np.float64)
+    assert str(x.shape) == shape, f"x shape {x.shape} != {shape}"
+    assert x.dtype == np.dtype(dtype), f"x dtype {x.dtype} != {dtype}"
+    for a in ("method", "device", "precision", "relative_residual", "seconds"):
+        assert a in x.attrs, f"attribute {a} missing"
+    xv = x[...].astype(np.float64)
+    if A.ndim == 3:
+        r = max(np.linalg.norm(np.einsum('ij,j...->i...', A[i], xv[i]) - b[i]) /
+                (np.linalg.norm(A[i]) * np.linalg.norm(xv[i])) for i in range(A.shape[0]))
+    else:
+        r = np.linalg.norm(A @ xv - b) / (np.linalg.norm(A) * np.linalg.norm(xv))
+    tol = 1e-5 if dtype == "float32" else 1e-13
+    assert r < tol, f"residual {r} >= {tol}"
+    assert abs(x.attrs["relative_residual"] - r) <= 10 * tol, "residual attribute disagrees"
+PY
+}
+run_check() {  # name out in shape dtype
+  if check_x "$2" "$3" "$4" "$5" >"$W/chk.log" 2>&1; then ok "$1"; else bad "$1: $(cat "$W/chk.log")"; fi
+}
+
+cd "$W"
+# --- round trips -------------------------------------------------------------
+expect 0 "wrote" "gen single"   -- "$DLA" gen s.h5 --n 50 --seed 3
+expect 0 "residual" "solve single (1-D b)" -- "$DLA" solve s.h5 -o xs.h5 --device host
+run_check "x single 1-D" xs.h5 s.h5 "(50,)" float32
+expect 0 "" "gen double 2-D b" -- "$DLA" gen d.h5 --n 40 --nrhs 3 --precision double
+expect 0 "method +lu" "solve double lu" -- "$DLA" solve d.h5 -o xd.h5 --method lu
+run_check "x double 2-D" xd.h5 d.h5 "(40, 3)" float64
+expect 0 "" "gen spd" -- "$DLA" gen spd.h5 --n 64 --kind spd
+expect 0 "method +cholesky" "solve auto picks cholesky" -- "$DLA" solve spd.h5 -o xspd.h5
+run_check "x spd" xspd.h5 spd.h5 "(64,)" float32
+expect 0 "" "solve --precision double of float32 data" -- "$DLA" solve spd.h5 -o xspd2.h5 --precision double
+run_check "x upcast" xspd2.h5 spd.h5 "(64,)" float64
+expect 0 "" "gen batch" -- "$DLA" gen bt.h5 --n 8 --count 100 --kind diag-dominant
+expect 0 "residual" "solve batch" -- "$DLA" solve bt.h5 -o xbt.h5 --method lu
+run_check "x batch" xbt.h5 bt.h5 "(100, 8)" float32
+expect 0 "" "gen batch nrhs" -- "$DLA" gen bt2.h5 --n 5 --count 7 --nrhs 2 --kind spd --precision double
+expect 0 "" "solve batch cholesky" -- "$DLA" solve bt2.h5 -o xbt2.h5 --method cholesky
+run_check "x batch nrhs" xbt2.h5 bt2.h5 "(7, 5, 2)" float64
+expect 0 "A +\(50, 50\) +float32" "inspect" -- "$DLA" inspect s.h5
+expect 0 "LU, ipiv" "factor lu" -- "$DLA" factor s.h5 -o f.h5 --method lu
+expect 0 "" "factor cholesky" -- "$DLA" factor spd.h5 -o fc.h5 --method cholesky
+expect 0 "CUDA backend" "info" -- "$DLA" info
+
+# --- errors: exit code, message, no output file -------------------------------
+expect 2 "nothing.h5" "missing input file" -- "$DLA" solve nothing.h5 -o e1.h5
+no_file e1.h5 "missing input"
+expect 2 "no dataset 'M'.*A, b" "missing dataset names the existing ones" -- "$DLA" solve s.h5 -A M -o e2.h5
+no_file e2.h5 "missing dataset"
+expect 2 "exists" "existing output without --force" -- "$DLA" solve s.h5 -o xs.h5
+expect 0 "" "existing output with --force" -- "$DLA" solve s.h5 -o xs.h5 --force
+expect 2 "input" "output is the input" -- "$DLA" solve s.h5 -o s.h5 --force
+expect 0 "" "gen singular" -- "$DLA" gen sing.h5 --n 10 --kind singular
+expect 3 "singular|zero" "singular matrix exit 3" -- "$DLA" solve sing.h5 -o e3.h5 --method lu
+no_file e3.h5 "singular"
+expect 0 "" "gen not spd" -- "$DLA" gen nspd.h5 --n 10 --kind random
+expect 3 "positive definite" "cholesky of non-SPD exit 3" -- "$DLA" solve nspd.h5 -o e4.h5 --method cholesky
+no_file e4.h5 "non-SPD"
+"$PY" -c "import h5py,numpy as np; f=h5py.File('rect.h5','w'); f['A']=np.ones((3,4),np.float32); f['b']=np.ones(3,np.float32); f['c']=np.ones((2,2),np.complex64); f['b5']=np.ones(5,np.float32)"
+expect 2 "3x4.*square" "non-square A" -- "$DLA" solve rect.h5 -o e5.h5
+no_file e5.h5 "non-square"
+"$PY" -c "import h5py,numpy as np; f=h5py.File('m.h5','w'); f['A']=np.eye(3,dtype=np.float32); f['b5']=np.ones(5,np.float32); f['c']=np.ones((3,3),np.complex64)"
+expect 2 "b5" "b has wrong length" -- "$DLA" solve m.h5 -b b5 -o e6.h5
+no_file e6.h5 "b wrong length"
+expect 2 "complex" "complex dataset refused" -- "$DLA" solve m.h5 -A c -b b5 -o e7.h5
+no_file e7.h5 "complex"
+echo "not hdf5" > junk.h5
+expect 2 "junk.h5" "not an HDF5 file" -- "$DLA" solve junk.h5 -o e8.h5
+no_file e8.h5 "not hdf5"
+expect 2 "" "usage error" -- "$DLA" solve
+expect 2 "" "unknown method" -- "$DLA" solve s.h5 -o e9.h5 --method qr
+no_file e9.h5 "unknown method"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,172 @@
+// Small runs of every device kernel family, for compute-sanitizer (memcheck
+// and racecheck) on the device machine: scripts/gpu-check.sh runs the tests
+// named *Sanitize* under both tools. Sizes are small and irregular so edge
+// paths run; each test also checks the result is finite and info is right,
+// so a kernel that writes nothing fails here too.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "dla/core.hpp"
+#include "dla/gemm.hpp"
+#include "dla/solvers.hpp"
+#include "test_util.hpp"
+
+#if DLA_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace {
+using dla::index_t;
+using dla::test::Mat;
+
+#if DLA_HAVE_CUDA
+template <class T>
+Mat<T> well_conditioned(index_t n, std::uint64_t seed) {
+  Mat<T> a = dla::test::random_matrix<T>(n, n, seed);
+  a.diagonal().array() += T(n);
+  return a;
+}
+template <class T>
+Mat<T> spd(index_t n, std::uint64_t seed) {
+  Mat<T> a = dla::test::random_matrix<T>(n, n, seed);
+  Mat<T> s = (a + a.transpose()) / 2;
+  s.diagonal().array() += T(n);
+  return s;
+}
+int read_info(const dla::DeviceBuffer<int>& info) {
+  int h = -1;
+  info.download(&h, 1);
+  return h;
+}
+#endif
+
+TEST(SanitizeGemm, EveryVariantSmallIrregular) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  dla::Context ctx(dla::Backend::Cuda);
+  const index_t m = 67, n = 45, k = 33;
+  for (auto opA : {dla::Op::N, dla::Op::T})
+    for (auto opB : {dla::Op::N, dla::Op::T}) {
+      Mat<float> A = opA == dla::Op::N ? dla::test::random_matrix<float>(m + 3, k, 1)
+                                       : dla::test::random_matrix<float>(k + 3, m, 1);
+      Mat<float> B = opB == dla::Op::N ? dla::test::random_matrix<float>(k + 1, n, 2)
+                                       : dla::test::random_matrix<float>(n + 1, k, 2);
+      dla::DeviceMatrix<float> dA(A), dB(B);
+      for (const std::string& v : dla::cuda::sgemm_variants()) {
+        dla::DeviceMatrix<float> dC(Mat<float>::Constant(m + 2, n, 0.5f));
+        ASSERT_EQ(dla::cuda::sgemm_variant(v, ctx.stream(), opA, opB, m, n, k, 1.0f, dA.data(),
+                                           dA.ld(), dB.data(), dB.ld(), 0.5f, dC.data(), dC.ld()),
+                  0)
+            << v;
+        Mat<float> C = dC.to_host(ctx.stream());
+        EXPECT_TRUE(C.allFinite()) << v;
+      }
+    }
+  dla::DeviceMatrix<double> dA(dla::test::random_matrix<double>(31, 20, 3));
+  dla::DeviceMatrix<double> dB(dla::test::random_matrix<double>(20, 17, 4));
+  dla::DeviceMatrix<double> dC(31, 17);
+  ASSERT_EQ(dla::cuda::dgemm(ctx.stream(), dla::Op::N, dla::Op::N, 31, 17, 20, 1.0, dA.data(),
+                             dA.ld(), dB.data(), dB.ld(), 0.0, dC.data(), dC.ld()),
+            0);
+  EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
+#endif
+}
+
+TEST(SanitizeTrsm, AllSixteenCombinations) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  dla::Context ctx(dla::Backend::Cuda);
+  const index_t m = 70, n = 37;
+  for (auto side : {dla::Side::Left, dla::Side::Right})
+    for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper})
+      for (auto op : {dla::Op::N, dla::Op::T})
+        for (auto diag : {dla::Diag::NonUnit, dla::Diag::Unit}) {
+          const index_t na = side == dla::Side::Left ? m : n;
+          dla::DeviceMatrix<float> dA(well_conditioned<float>(na, 5));
+          dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(m, n, 6));
+          ASSERT_EQ(dla::cuda::strsm(ctx.stream(), side, uplo, op, diag, m, n, 1.0f, dA.data(),
+                                     dA.ld(), dB.data(), dB.ld()),
+                    0);
+          EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
+        }
+#endif
+}
+
+TEST(SanitizeLu, GetrfGetrsSquareAndRectangular) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  dla::Context ctx(dla::Backend::Cuda);
+  for (auto [m, n] : {std::pair<index_t, index_t>{300, 300}, {333, 90}, {90, 200}}) {
+    Mat<float> A = dla::test::random_matrix<float>(m, n, 7);
+    dla::DeviceMatrix<float> dA(A);
+    dla::DeviceBuffer<std::int32_t> ipiv(std::min(m, n));
+    dla::DeviceBuffer<int> info(1);
+    dla::DeviceBuffer<char> work(index_t(dla::cuda::sgetrf_buffer_size(m, n)) + 1);
+    ASSERT_EQ(dla::cuda::sgetrf(ctx.stream(), m, n, dA.data(), dA.ld(), ipiv.data(), info.data(),
+                                work.data()),
+              0);
+    EXPECT_EQ(read_info(info), 0) << m << "x" << n;
+    EXPECT_TRUE(dA.to_host(ctx.stream()).allFinite());
+    if (m == n) {
+      dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 3, 8));
+      for (auto op : {dla::Op::N, dla::Op::T}) {
+        ASSERT_EQ(dla::cuda::sgetrs(ctx.stream(), op, n, 3, dA.data(), dA.ld(), ipiv.data(),
+                                    dB.data(), dB.ld()),
+                  0);
+        EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
+      }
+    }
+  }
+#endif
+}
+
+TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  dla::Context ctx(dla::Backend::Cuda);
+  const index_t n = 300;
+  for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
+    dla::DeviceMatrix<float> dA(spd<float>(n, 9));
+    dla::DeviceBuffer<int> info(1);
+    dla::DeviceBuffer<char> work(index_t(dla::cuda::spotrf_buffer_size(n)) + 1);
+    ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), info.data(), work.data()), 0);
+    EXPECT_EQ(read_info(info), 0);
+    dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 4, 10));
+    ASSERT_EQ(dla::cuda::spotrs(ctx.stream(), uplo, n, 4, dA.data(), dA.ld(), dB.data(), dB.ld()), 0);
+    EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
+  }
+#endif
+}
+
+TEST(SanitizeBatched, EverySizeClass) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  dla::Context ctx(dla::Backend::Cuda);
+  const index_t count = 5;
+  for (index_t n : {1, 5, 32, 45, 129, 256}) {
+    Mat<float> all(n, n * count), allspd(n, n * count);
+    for (index_t b = 0; b < count; ++b) {
+      all.middleCols(b * n, n) = well_conditioned<float>(n, 11 + b);
+      allspd.middleCols(b * n, n) = spd<float>(n, 21 + b);
+    }
+    dla::DeviceMatrix<float> dA(all), dS(allspd);
+    dla::DeviceBuffer<std::int32_t> ipiv(n * count), info(count);
+    ASSERT_EQ(dla::cuda::sgetrf_batched(ctx.stream(), n, dA.data(), n, n * n, ipiv.data(),
+                                        info.data(), count), 0) << n;
+    dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 2 * count, 12));
+    ASSERT_EQ(dla::cuda::sgetrs_batched(ctx.stream(), dla::Op::N, n, 2, dA.data(), n, n * n,
+                                        ipiv.data(), dB.data(), n, 2 * n, count), 0) << n;
+    ASSERT_EQ(dla::cuda::spotrf_batched(ctx.stream(), dla::Uplo::Lower, n, dS.data(), n, n * n,
+                                        info.data(), count), 0) << n;
+    std::vector<std::int32_t> h(count);
+    info.download(h.data(), count);
+    for (auto v : h) EXPECT_EQ(v, 0) << n;
+    EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite()) << n;
+    EXPECT_TRUE(dA.to_host(ctx.stream()).allFinite()) << n;
+  }
+#endif
+}
+
+}  // namespace
