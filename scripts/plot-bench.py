@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turn `dla bench --json` output into PNG plots (Debian's python3-matplotlib).
 
-usage: plot-bench.py bench.json [-o docs/img]
+usage: plot-bench.py bench.json [-o docs/img] [--markdown tables.md]
 
 Writes, for each suite present:
   <suite>_rate.png   rate vs problem size, dla (each variant) next to the vendor
@@ -68,7 +68,7 @@ def plot_gemm_variants(rows, out):
     # The progression at the largest square NN size every variant ran.
     sizes = collections.defaultdict(dict)
     for r in rows:
-        if r["suite"] == "gemm" and r["op"] == "NN" and r["rate"] is not None:
+        if r["suite"] == "gemm" and r["op"] == "NN" and r["rate"] is not None and r["variant"] != "dgemm":
             sizes[r["shape"]][r["variant"]] = (r["rate"], r.get("vendor_rate"))
     if not sizes:
         return None
@@ -91,12 +91,36 @@ def plot_gemm_variants(rows, out):
     return path
 
 
+def write_markdown(rows, path):
+    """One markdown table per suite: the rows as the console table shows them."""
+    def f(v, fmt):
+        return "-" if v is None else fmt % v
+    with open(path, "w") as out:
+        suites = collections.OrderedDict()
+        for r in rows:
+            suites.setdefault(r["suite"], []).append(r)
+        for suite, rs in suites.items():
+            unit = rs[0].get("unit", "TFLOP/s")
+            out.write(f"\n### {suite}\n\n")
+            out.write(f"| variant | op | shape | dla ms | dla {unit} | vendor {unit} | ratio | error | status |\n")
+            out.write("|---|---|---|---:|---:|---:|---:|---:|---|\n")
+            for r in rs:
+                out.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+                    r["variant"], r["op"], r["shape"], f(r["ms"], "%.3f"), f(r["rate"], "%.2f"),
+                    f(r.get("vendor_rate"), "%.2f"), f(r.get("ratio"), "%.2fx"), f(r.get("error"), "%.1e"),
+                    "ok" if r["ok"] else "FAILED"))
+    print("wrote", path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json")
     ap.add_argument("-o", "--out", default="docs/img")
+    ap.add_argument("--markdown", help="also write the rows as markdown tables to this file")
     a = ap.parse_args()
     rows = json.load(open(a.json))
+    if a.markdown:
+        write_markdown(rows, a.markdown)
     os.makedirs(a.out, exist_ok=True)
     suites = collections.defaultdict(list)
     for r in rows:
