@@ -22,20 +22,13 @@
 #include "bench/bench.hpp"
 #include "dla/core/cuda_check.hpp"
 #include "dla/core/device_matrix.hpp"
+#include "bench_device.cuh"
 #include "dla/solvers/batched_cuda.hpp"
 
 namespace dla::bench {
 namespace {
 
 constexpr double kCopyRoofline = 4.2e12;  // bytes/s, measured device-to-device copy rate
-
-__device__ inline double hash_uniform(std::uint64_t x) {  // splitmix64 -> [-1, 1)
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return double(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 // count matrices n x n: general (uniform, diagonal + sqrt(n)/2 so pivoting
 // still swaps) or SPD ((S + S^T)/2 + (3 sqrt(n) + 1) I).
@@ -50,11 +43,6 @@ __global__ void make_batch(float* A, index_t n, index_t count, bool spd, std::ui
     if (i == j) v += spd ? 3.0 * sqrt(double(n)) + 1.0 : 0.5 * sqrt(double(n));
     A[idx] = float(v);
   }
-}
-__global__ void fill_uniform(float* x, index_t count, std::uint64_t seed) {
-  for (index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += index_t(gridDim.x) * blockDim.x)
-    x[i] = float(hash_uniform(seed * 7919 + std::uint64_t(i)));
 }
 
 constexpr double kEps = std::numeric_limits<float>::epsilon();
@@ -183,7 +171,7 @@ void run_case(const Options& o, Report& rep, cublasHandle_t blas, cusolverDnHand
   DLA_CUDA_CHECK_LAUNCH();
   make_batch<<<2048, 256, 0, cs>>>(S0.data(), n, count, true, o.seed + 2 * n);
   DLA_CUDA_CHECK_LAUNCH();
-  fill_uniform<<<1024, 256, 0, cs>>>(B0.data(), n * count, o.seed + 3);
+  fill_uniform<float><<<1024, 256, 0, cs>>>(B0.data(), n * count, o.seed + 3);
   DLA_CUDA_CHECK_LAUNCH();
   const std::vector<float> hA0 = fetch(A0), hS0 = fetch(S0), hB0 = fetch(B0);
 

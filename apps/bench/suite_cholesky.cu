@@ -17,19 +17,12 @@
 #include "dla/core/cuda_check.hpp"
 #include "dla/core/device_matrix.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
+#include "bench_device.cuh"
 #include "dla/solvers/cholesky_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
 
 namespace dla::bench {
 namespace {
-
-__device__ inline double hash_uniform(std::uint64_t x) {  // splitmix64 -> [-1, 1)
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return double(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 // A = (S + S^T)/2 + (3 sqrt(n) + 1) I with S uniform in [-1, 1): SPD, cond ~3.
 template <class T>
@@ -43,13 +36,6 @@ __global__ void make_spd(T* A, index_t n, std::uint64_t seed) {
     if (i == j) v += 3.0 * sqrt(double(n)) + 1.0;
     A[idx] = T(v);
   }
-}
-
-template <class T>
-__global__ void fill_uniform(T* x, index_t count, std::uint64_t seed) {
-  for (index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += index_t(gridDim.x) * blockDim.x)
-    x[i] = T(hash_uniform(seed * 7919 + std::uint64_t(i)));
 }
 
 template <class T>
@@ -117,27 +103,13 @@ struct Blas<double> {
   }
 };
 
-struct Handles {
-  cusolverDnHandle_t sol = nullptr;
-  cublasHandle_t blas = nullptr;
-  explicit Handles(stream_t s) {
-    cusolverDnCreate(&sol);
-    cusolverDnSetStream(sol, reinterpret_cast<cudaStream_t>(s));
-    cublasCreate(&blas);
-    cublasSetStream(blas, reinterpret_cast<cudaStream_t>(s));
-  }
-  ~Handles() {
-    cusolverDnDestroy(sol);
-    cublasDestroy(blas);
-  }
-};
 
 template <class T>
 double eps() { return double(std::numeric_limits<T>::epsilon()); }
 
 // ||A v - L (L^T v)|| / (||A|| ||v|| n eps): O(n^2) probe of the factor.
 template <class T>
-double factor_error(Handles& h, index_t n, const T* A0, const T* L, T* v, T* y, T* r) {
+double factor_error(VendorHandles& h, index_t n, const T* A0, const T* L, T* v, T* y, T* r) {
   fill_uniform<T><<<256, 256>>>(v, n, 5);
   DLA_CUDA_CHECK_LAUNCH();
   DLA_CUDA_CHECK(cudaMemcpy(y, v, sizeof(T) * n, cudaMemcpyDeviceToDevice));
@@ -153,7 +125,7 @@ double factor_error(Handles& h, index_t n, const T* A0, const T* L, T* v, T* y, 
 
 // max-column backward error of A X = B (columns 0..cols): ||A x - b|| / (||A|| ||x|| n eps).
 template <class T>
-double solve_error(Handles& h, index_t n, index_t cols, const T* A0, const T* X, const T* B,
+double solve_error(VendorHandles& h, index_t n, index_t cols, const T* A0, const T* X, const T* B,
                    T* R) {
   DLA_CUDA_CHECK(cudaMemcpy(R, B, sizeof(T) * n * cols, cudaMemcpyDeviceToDevice));
   Blas<T>::gemv(h.blas, int(n), int(cols), T(1), A0, X, T(-1), R);
@@ -166,7 +138,7 @@ double solve_error(Handles& h, index_t n, index_t cols, const T* A0, const T* X,
 }
 
 template <class T>
-void run_size(const Options& o, Report& rep, Handles& h, stream_t s, index_t n, bool with_posv,
+void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index_t n, bool with_posv,
               bool with_split) {
   const index_t nrhs = 16;
   DeviceBuffer<T> A0(n * n), A(n * n), B0(n * nrhs), B(n * nrhs), v(n), y(n), r(n * nrhs);
@@ -306,7 +278,7 @@ void suite_potrf(const Options& o, Report& rep) {
   DLA_CUDA_CHECK(cudaStreamCreate(&cs));
   const stream_t s = reinterpret_cast<stream_t>(cs);
   {
-    Handles h(s);
+    VendorHandles h(s);
     for (index_t n : sizes)
       run_size<float>(o, rep, h, s, n, true, !o.quick && (n == 8192 || n == 16384));
     for (index_t n : sizes)

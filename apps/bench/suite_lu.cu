@@ -22,25 +22,11 @@
 #include "dla/core/cuda_check.hpp"
 #include "dla/core/device_matrix.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
+#include "bench_device.cuh"
 #include "dla/solvers/lu_cuda.hpp"
 
 namespace dla::bench {
 namespace {
-
-__device__ inline double lu_hash_uniform(std::uint64_t x) {  // splitmix64 -> [-1, 1)
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return double(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
-
-template <class T>
-__global__ void lu_fill_uniform(T* x, index_t count, std::uint64_t seed) {
-  for (index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += index_t(gridDim.x) * blockDim.x)
-    x[i] = T(lu_hash_uniform(seed * 7919 + std::uint64_t(i)));
-}
 
 template <class T>
 struct LuApi;
@@ -128,29 +114,15 @@ struct LuApi<double> {
   }
 };
 
-struct LuHandles {
-  cusolverDnHandle_t sol = nullptr;
-  cublasHandle_t blas = nullptr;
-  explicit LuHandles(stream_t s) {
-    cusolverDnCreate(&sol);
-    cusolverDnSetStream(sol, reinterpret_cast<cudaStream_t>(s));
-    cublasCreate(&blas);
-    cublasSetStream(blas, reinterpret_cast<cudaStream_t>(s));
-  }
-  ~LuHandles() {
-    cusolverDnDestroy(sol);
-    cublasDestroy(blas);
-  }
-};
 
 template <class T>
 double lu_eps() { return double(std::numeric_limits<T>::epsilon()); }
 
 // ||P A v - L (U v)|| / (||A|| ||v|| n eps): O(n^2) probe of the factors.
 template <class T>
-double factor_error(LuHandles& h, stream_t s, index_t n, const T* A0, const T* F,
+double factor_error(VendorHandles& h, stream_t s, index_t n, const T* A0, const T* F,
                     const std::int32_t* ipiv, T* v, T* y, T* r) {
-  lu_fill_uniform<T><<<256, 256, 0, reinterpret_cast<cudaStream_t>(s)>>>(v, n, 5);
+  fill_uniform<T><<<256, 256, 0, reinterpret_cast<cudaStream_t>(s)>>>(v, n, 5);
   DLA_CUDA_CHECK_LAUNCH();
   DLA_CUDA_CHECK(cudaMemcpyAsync(y, v, sizeof(T) * n, cudaMemcpyDeviceToDevice,
                                  reinterpret_cast<cudaStream_t>(s)));
@@ -166,7 +138,7 @@ double factor_error(LuHandles& h, stream_t s, index_t n, const T* A0, const T* F
 
 // max-column ||A x - b|| / (||A|| ||x|| n eps)
 template <class T>
-double solve_error(LuHandles& h, index_t n, index_t cols, const T* A0, const T* X, const T* B,
+double solve_error(VendorHandles& h, index_t n, index_t cols, const T* A0, const T* X, const T* B,
                    T* R) {
   DLA_CUDA_CHECK(cudaMemcpy(R, B, sizeof(T) * n * cols, cudaMemcpyDeviceToDevice));
   LuApi<T>::gemm(h.blas, int(n), int(cols), T(1), A0, X, T(-1), R);
@@ -185,7 +157,7 @@ std::string fmt(const char* f, double v) {
 }
 
 template <class T>
-void run_size(const Options& o, Report& rep, LuHandles& h, stream_t s, index_t n, bool with_gesv,
+void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index_t n, bool with_gesv,
               bool with_notes) {
   const index_t nrhs = 16;
   const cudaStream_t cs = reinterpret_cast<cudaStream_t>(s);
@@ -193,9 +165,9 @@ void run_size(const Options& o, Report& rep, LuHandles& h, stream_t s, index_t n
   DeviceBuffer<std::int32_t> piv(n);
   DeviceBuffer<int> info(1), vinfo(1);
   DeviceBuffer<char> ws(index_t(LuApi<T>::ws(n)));
-  lu_fill_uniform<T><<<1024, 256, 0, cs>>>(A0.data(), n * n, o.seed);
+  fill_uniform<T><<<1024, 256, 0, cs>>>(A0.data(), n * n, o.seed);
   DLA_CUDA_CHECK_LAUNCH();
-  lu_fill_uniform<T><<<256, 256, 0, cs>>>(B0.data(), n * nrhs, o.seed + 1);
+  fill_uniform<T><<<256, 256, 0, cs>>>(B0.data(), n * nrhs, o.seed + 1);
   DLA_CUDA_CHECK_LAUNCH();
   auto restore = [&] {
     DLA_CUDA_CHECK(cudaMemcpyAsync(A.data(), A0.data(), sizeof(T) * n * n, cudaMemcpyDeviceToDevice, cs));
@@ -312,7 +284,7 @@ void suite_getrf(const Options& o, Report& rep) {
   DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
   const stream_t s = reinterpret_cast<stream_t>(cs);
   {
-    LuHandles h(s);
+    VendorHandles h(s);
     for (index_t n : sizes) {
       if (o.wants("sgetrf") || o.wants("sgesv"))
         run_size<float>(o, rep, h, s, n, o.wants("sgesv"), true);
