@@ -3,18 +3,42 @@
 
 DLA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DLA_BUILD_DIR="${DLA_BUILD_DIR:-$DLA_ROOT/build}"
-# Debian packages the build and the tests need (CUDA comes from the toolkit, if any).
-DLA_PACKAGES=(cmake make g++ libeigen3-dev libhdf5-dev hdf5-tools libcli11-dev libgtest-dev
-              python3 python3-h5py python3-numpy)
+# What the build needs, as "test|package": a package is installed only when
+# its test fails, so machines that got these tools some other way (pip's
+# cmake, a toolkit image) are left alone. CUDA comes from the CUDA toolkit.
+DLA_BUILD_NEEDS=(
+  "command -v cmake|cmake"
+  "command -v make|make"
+  "command -v g++|g++"
+  "test -f /usr/include/eigen3/Eigen/Core|libeigen3-dev"
+  "test -f /usr/include/hdf5/serial/hdf5.h -o -f /usr/include/hdf5.h|libhdf5-dev"
+  "test -f /usr/include/CLI/CLI.hpp|libcli11-dev"
+  "test -f /usr/include/gtest/gtest.h|libgtest-dev"
+)
+# The tests also check files with h5py (any python3 that has it will do).
+DLA_TEST_NEEDS=(
+  "dla_have_h5py|python3-h5py"
+  "dla_have_h5py|python3-numpy"
+)
 
+dla_have_h5py() {
+  local py
+  for py in /usr/bin/python3 $(which -a python3 2>/dev/null); do
+    "$py" -c "import h5py, numpy" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
+# dla_install_deps [--with-test-deps]
 dla_install_deps() {
-  local missing=()
-  for p in "${DLA_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  local needs=("${DLA_BUILD_NEEDS[@]}") missing=() entry
+  [ "${1:-}" = "--with-test-deps" ] && needs+=("${DLA_TEST_NEEDS[@]}")
+  for entry in "${needs[@]}"; do
+    eval "${entry%%|*}" >/dev/null 2>&1 || missing+=("${entry##*|}")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  if [ "$(id -u)" != 0 ]; then
-    echo "missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "missing packages: ${missing[*]} (install them, or run this script as root on Debian/Ubuntu)" >&2
     return 1
   fi
   echo "installing: ${missing[*]}"
