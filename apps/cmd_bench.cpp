@@ -55,13 +55,18 @@ void add_bench_command(CLI::App& app) {
       for (const std::string& v : cuda::sgemm_variants()) std::printf("%s\n", v.c_str());
       return;
     }
+    // "solve" is the end-to-end rows: gesv (getrf suite) and posv (potrf suite).
+    const std::vector<std::string> wanted =
+        args->suite == "solve" ? std::vector<std::string>{"getrf", "potrf"}
+                               : std::vector<std::string>{args->suite};
     std::vector<const bench::Suite*> chosen;
     for (const auto& s : bench::suites())
-      if (args->suite == "all" || args->suite == s.name) chosen.push_back(&s);
+      for (const auto& w : wanted)
+        if (w == "all" || w == s.name) chosen.push_back(&s);
     if (chosen.empty()) {
       std::string known;
       for (const auto& s : bench::suites()) known += " " + s.name;
-      throw InvalidArgument("bench: unknown suite '" + args->suite + "' (known:" + known + ", all)");
+      throw InvalidArgument("bench: unknown suite '" + args->suite + "' (known:" + known + ", solve, all)");
     }
     bench::Report report;
     for (const auto* s : chosen) {
