@@ -194,6 +194,10 @@ TEST(CholeskyDevice, LargeSizes) {
     check_factor_and_solve<float>(gpu, n, Uplo::Upper, 1, 4000 + std::uint64_t(n));
   }
   check_factor_and_solve<double>(gpu, 4097, Uplo::Lower, 2, 5000);
+  // Block size 256 with a last trailing matrix of 148 < 256 rows (5 sub-tiles
+  // of the diagonal-block update, a partial block).
+  check_factor_and_solve<float>(gpu, 4500, Uplo::Lower, 2, 6000);
+  check_factor_and_solve<float>(gpu, 4500, Uplo::Upper, 2, 6001);
 }
 
 TEST(CholeskyDevice, StopsAtKnownMinor) {

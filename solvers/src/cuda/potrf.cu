@@ -95,7 +95,7 @@ struct Potrf {
     if (r <= 0 || kk <= 0) return;
     const T* P = upper ? at(p0, c0) : at(c0, p0);
     const index_t nblocks = (r + w - 1) / w;
-    const index_t tiles = (std::min(w, r) + 63) / 64;
+    const index_t tiles = (std::min(w, r) + detail::kSyrkTile - 1) / detail::kSyrkTile;
     const dim3 grid(unsigned(tiles * tiles), unsigned(nblocks));
     detail::syrk_diag_kernel<T><<<grid, 256, 0, s>>>(at(c0, c0), lda, P, lda, r, kk, w, upper);
     DLA_CUDA_CHECK_LAUNCH();

@@ -18,62 +18,93 @@ namespace dla::cuda::detail {
 template <class T>
 __device__ inline T sqrt_t(T x) { return sqrt(x); }
 
+// Right-looking unblocked Cholesky of the k x k (k <= NB) lower triangle
+// L(i, j) = upper ? A(j, i) : A(i, j). 256 threads; the matrix lives in
+// registers: thread (tr, tc) = (tid % NB, tid / NB) holds L(tr, tc + C q),
+// q < NB / C, C = 256 / NB. Step c: the owners of column c publish it to
+// shared memory (double-buffered, so one __syncthreads per step), every thread
+// reads the pivot d = L(c, c) (all threads take the same failure branch),
+// the owners scale their column by 1 / sqrt(d) and every thread applies the
+// rank-1 update L(i, j) -= L(i, c) L(j, c) = A(i, c) A(j, c) / d to its
+// elements with j > c, i >= j. The global loads and stores go through a
+// shared tile so both uplo cases are coalesced.
 template <class T, int NB>
 __global__ void __launch_bounds__(256) potf2_kernel(T* A, index_t lda, int k, bool upper,
                                                     int* info, index_t offset) {
-  __shared__ T L[NB][NB + 1];
-  __shared__ int failed;
+  constexpr int NT = 256, C = NT / NB, Q = NB / C;
+  static_assert(NT % NB == 0 && NB % C == 0, "potf2 tiling");
+  __shared__ T S[NB][NB + 1];
+  __shared__ T colbuf[2][NB];
   if (*info != 0) return;  // an earlier minor failed: the factorization stopped there
   const int tid = threadIdx.x;
-  for (int idx = tid; idx < k * k; idx += blockDim.x) {
-    const int i = idx % k, j = idx / k;
-    if (i >= j) L[i][j] = upper ? A[j + index_t(i) * lda] : A[i + index_t(j) * lda];
+  // Load the stored triangle (fast index along A's contiguous dimension).
+  for (int idx = tid; idx < NB * NB; idx += NT) {
+    const int f = idx % NB, s = idx / NB;
+    const int i = upper ? s : f, j = upper ? f : s;  // L(i, j) = A(f + s lda)
+    if (i < k && j < k && i >= j) S[i][j] = A[f + index_t(s) * lda];
   }
-  if (tid == 0) failed = 0;
   __syncthreads();
-  int done = k;
-  for (int c = 0; c < k; ++c) {
-    const T d = L[c][c];
-    if (!(d > T(0))) {  // also catches NaN
-      if (tid == 0) { failed = 1; *info = int(offset + c + 1); }
-      done = c;
+  const int tr = tid % NB, tc = tid / NB;
+  T a[Q];
+#pragma unroll
+  for (int q = 0; q < Q; ++q) {
+    const int j = tc + C * q;
+    a[q] = (tr < k && j < k && tr >= j) ? S[tr][j] : T(0);
+  }
+#pragma unroll
+  for (int c = 0; c < NB; ++c) {
+    if (c >= k) break;
+    T* buf = colbuf[c & 1];
+    if (tc == c % C && tr >= c) buf[tr] = a[c / C];
+    __syncthreads();
+    const T d = buf[c];
+    if (!(d > T(0))) {  // also catches NaN; uniform over the block
+      if (tid == 0) *info = int(offset + c + 1);
       break;
     }
-    const T s = sqrt_t(d);
-    __syncthreads();  // everyone has read L[c][c]
-    for (int i = c + 1 + tid; i < k; i += blockDim.x) L[i][c] /= s;
-    if (tid == 0) L[c][c] = s;
-    __syncthreads();
-    const int r = k - c - 1;
-    for (int idx = tid; idx < r * r; idx += blockDim.x) {
-      const int i = c + 1 + idx % r, j = c + 1 + idx / r;
-      if (i >= j) L[i][j] -= L[i][c] * L[j][c];
+    const T rd = T(1) / d;
+    const T ai = buf[tr];
+    if (tc == c % C) {
+      if (tr > c) a[c / C] = ai / sqrt_t(d);
+      else if (tr == c) a[c / C] = sqrt_t(d);
     }
-    __syncthreads();
+    const T li = ai * rd;  // A(i, c) / d
+#pragma unroll
+    for (int q = c / C; q < Q; ++q) {
+      const int j = tc + C * q;
+      if (j > c && tr >= j) a[q] -= li * buf[j];
+    }
   }
-  (void)done;
+  __syncthreads();  // the loads of S above are complete everywhere
+#pragma unroll
+  for (int q = 0; q < Q; ++q) S[tr][tc + C * q] = a[q];
   __syncthreads();
-  for (int idx = tid; idx < k * k; idx += blockDim.x) {
-    const int i = idx % k, j = idx / k;
-    if (i >= j) {
-      if (upper) A[j + index_t(i) * lda] = L[i][j];
-      else A[i + index_t(j) * lda] = L[i][j];
-    }
+  for (int idx = tid; idx < NB * NB; idx += NT) {
+    const int f = idx % NB, s = idx / NB;
+    const int i = upper ? s : f, j = upper ? f : s;
+    if (i < k && j < k && i >= j) A[f + index_t(s) * lda] = S[i][j];
   }
 }
 
 // C -= X X^T on the diagonal blocks [b w, min(r, (b+1) w))^2 of the r x r
 // matrix C, only the lower triangle of each block (upper: C -= X^T X, upper
 // triangle). X(i, p) = upper ? P[p + i ldp] : P[i + p ldp], p < kk.
-// Grid: x = 64 x 64 sub-tile pair (ti, tj) of a block, y = block index.
+// Grid: x = 32 x 32 sub-tile pair (ti, tj) of a block (pairs above the
+// diagonal exit at once), y = block index. 256 threads, 2 x 2 results each;
+// the next 32-wide slice of X is loaded into registers while the current one
+// is multiplied out of shared memory (one load latency per slice, hidden).
+constexpr int kSyrkTile = 32;
+
 template <class T>
 __global__ void __launch_bounds__(256) syrk_diag_kernel(T* C, index_t ldc, const T* P,
                                                         index_t ldp, index_t r, index_t kk,
                                                         index_t w, bool upper) {
-  constexpr int TS = 64, KT = 16;
+  constexpr int TS = kSyrkTile, KT = 32, NT = 256, L = KT * TS / NT;
   __shared__ T As[KT][TS + 1];
   __shared__ T Bs[KT][TS + 1];
-  const index_t tiles = (w + TS - 1) / TS;
+  // Tiles per block side: the host launches (this)^2 blocks in x (w > r when
+  // the whole trailing matrix is one partial block).
+  const index_t tiles = ((w < r ? w : r) + TS - 1) / TS;
   const index_t ti = blockIdx.x % tiles, tj = blockIdx.x / tiles;
   if (ti < tj) return;  // strictly above the diagonal of the block
   const index_t b0 = index_t(blockIdx.y) * w;
@@ -81,38 +112,53 @@ __global__ void __launch_bounds__(256) syrk_diag_kernel(T* C, index_t ldc, const
   const index_t row0 = b0 + ti * TS, col0 = b0 + tj * TS;
   if (row0 >= bend || col0 >= bend) return;
   const int tid = threadIdx.x, tr = tid % 16, tc = tid / 16;
-  T acc[4][4] = {};
-  for (index_t p0 = 0; p0 < kk; p0 += KT) {
-    for (int idx = tid; idx < KT * TS; idx += 256) {
+  // Element t of a slice: (ii, pp), the fast index along P's contiguous one.
+  auto slot = [&](int t, int& ii, int& pp) {
+    const int idx = tid + t * NT;
+    if (upper) { pp = idx % KT; ii = idx / KT; } else { ii = idx % TS; pp = idx / TS; }
+  };
+  T ra[L], rb[L];
+  auto fetch = [&](index_t p0) {
+#pragma unroll
+    for (int t = 0; t < L; ++t) {
       int ii, pp;
-      if (upper) { pp = idx % KT; ii = idx / KT; } else { ii = idx % TS; pp = idx / TS; }
-      const index_t p = p0 + pp;
-      const index_t ia = row0 + ii, ib = col0 + ii;
-      T va = T(0), vb = T(0);
+      slot(t, ii, pp);
+      const index_t p = p0 + pp, ia = row0 + ii, ib = col0 + ii;
+      ra[t] = T(0);
+      rb[t] = T(0);
       if (p < kk) {
-        if (ia < bend) va = upper ? P[p + ia * ldp] : P[ia + p * ldp];
-        if (ib < bend) vb = upper ? P[p + ib * ldp] : P[ib + p * ldp];
+        if (ia < bend) ra[t] = upper ? P[p + ia * ldp] : P[ia + p * ldp];
+        if (ib < bend) rb[t] = upper ? P[p + ib * ldp] : P[ib + p * ldp];
       }
-      As[pp][ii] = va;
-      Bs[pp][ii] = vb;
+    }
+  };
+  T acc[2][2] = {};
+  fetch(0);
+  for (index_t p0 = 0; p0 < kk; p0 += KT) {
+#pragma unroll
+    for (int t = 0; t < L; ++t) {
+      int ii, pp;
+      slot(t, ii, pp);
+      As[pp][ii] = ra[t];
+      Bs[pp][ii] = rb[t];
     }
     __syncthreads();
+    if (p0 + KT < kk) fetch(p0 + KT);  // in flight during the products below
 #pragma unroll
     for (int pp = 0; pp < KT; ++pp) {
-      T a[4], b[4];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) { a[q] = As[pp][tr + 16 * q]; b[q] = Bs[pp][tc + 16 * q]; }
-#pragma unroll
-      for (int x = 0; x < 4; ++x)
-#pragma unroll
-        for (int y = 0; y < 4; ++y) acc[x][y] += a[x] * b[y];
+      const T a0 = As[pp][tr], a1 = As[pp][tr + 16];
+      const T c0 = Bs[pp][tc], c1 = Bs[pp][tc + 16];
+      acc[0][0] += a0 * c0;
+      acc[0][1] += a0 * c1;
+      acc[1][0] += a1 * c0;
+      acc[1][1] += a1 * c1;
     }
     __syncthreads();
   }
 #pragma unroll
-  for (int x = 0; x < 4; ++x)
+  for (int x = 0; x < 2; ++x)
 #pragma unroll
-    for (int y = 0; y < 4; ++y) {
+    for (int y = 0; y < 2; ++y) {
       const index_t i = row0 + tr + 16 * x, j = col0 + tc + 16 * y;
       if (i < bend && j < bend && i >= j) {
         T* c = upper ? C + j + i * ldc : C + i + j * ldc;

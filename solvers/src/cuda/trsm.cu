@@ -1,8 +1,9 @@
 // Triangular solve with many right-hand sides (BLAS trsm) on device buffers.
 //
 // Recursive blocking over the triangle's order k: a triangle of order <= NB
-// (64 in float, 32 in double) is solved by trsm_leaf_kernel (one thread per
-// right-hand-side vector, the triangle in shared memory); a larger one is split
+// (64) is solved by trsm_leaf_kernel (a tile of 16 right-hand-side vectors per
+// 256-thread block, 16 lanes per vector, the triangle in shared memory; see
+// trsm_kernels.cuh); a larger one is split
 // into halves (the split a multiple of NB), the first half solved, the
 // coupling block applied through dla's GEMM (large k at the top levels, where
 // almost all the flops are), then the second half solved.
@@ -32,7 +33,8 @@ int gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, c
 }
 
 template <class T>
-constexpr int leaf_nb() { return std::is_same_v<T, float> ? 64 : 32; }
+constexpr int leaf_nb() { return 64; }
+constexpr int kLeafLanes = 16;  // lanes per vector in the leaf kernel
 
 template <class T>
 struct Trsm {
@@ -63,13 +65,12 @@ struct Trsm {
     T* b = left ? B + off : B + off * ldb;
     const index_t es = left ? 1 : ldb, vs = left ? ldb : 1;
     if (nvec == 0) return;
-    // One thread per vector; 64-thread blocks unless there are vectors enough
-    // to fill the GPU with 128-thread blocks (more SMs busy for n ~ 10^4).
-    const int threads = nvec >= 64 * 1024 ? 128 : 64;
-    const unsigned blocks = unsigned((nvec + threads - 1) / threads);
-    detail::trsm_leaf_kernel<T, NB><<<blocks, threads, 0, s>>>(A + off + off * lda, lda, int(k), trans,
-                                                           m_lower, diag == Diag::Unit, b, es, vs,
-                                                           nvec, alpha);
+    constexpr int VB = detail::kTrsmLeafThreads / kLeafLanes;  // vectors per block
+    const index_t tiles = (nvec + VB - 1) / VB;
+    const unsigned blocks = unsigned(std::min<index_t>(tiles, 65535));  // grid-stride beyond
+    detail::trsm_leaf_kernel<T, NB, kLeafLanes><<<blocks, detail::kTrsmLeafThreads, 0, s>>>(
+        A + off + off * lda, lda, int(k), trans, m_lower, diag == Diag::Unit, b, es, vs, nvec,
+        alpha);
     DLA_CUDA_CHECK_LAUNCH();
   }
 
