@@ -281,6 +281,45 @@ TEST(CholeskyDevice, LowLevelInfoAndUntouchedTriangle) {
   EXPECT_EQ(hinfo, 0);
 }
 
+// A NaN in the stored triangle fails the first pivot it reaches: on the
+// diagonal at (p, p) -> info p + 1; off the diagonal at (p, q), q < p, it
+// propagates along row p to the pivot p -> info p + 1 too.
+template <class T>
+int nan_info(index_t n, Uplo uplo, index_t p, index_t q) {
+  MatD A = random_spd(n, 44);
+  const index_t lda = n + 1;
+  std::vector<T> h(std::size_t(lda * n), T(0));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < n; ++i) h[std::size_t(i + j * lda)] = T(A(i, j));
+  const index_t r = uplo == Uplo::Lower ? p : q, c = uplo == Uplo::Lower ? q : p;
+  h[std::size_t(r + c * lda)] = std::numeric_limits<T>::quiet_NaN();
+  dla::Context ctx(dla::Backend::Cuda);
+  dla::DeviceBuffer<T> d(index_t(h.size()));
+  dla::DeviceBuffer<int> info(1);
+  d.upload(h.data(), index_t(h.size()), ctx.stream());
+  int rc;
+  if constexpr (std::is_same_v<T, float>)
+    rc = dla::cuda::spotrf(ctx.stream(), uplo, n, d.data(), lda, info.data(), nullptr);
+  else
+    rc = dla::cuda::dpotrf(ctx.stream(), uplo, n, d.data(), lda, info.data(), nullptr);
+  EXPECT_EQ(rc, 0);
+  int hinfo = -7;
+  info.download(&hinfo, 1, ctx.stream());
+  ctx.synchronize();
+  return hinfo;
+}
+
+TEST(CholeskyDevice, NaNFailsAtItsPivot) {
+  DLA_REQUIRE_GPU();
+  for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
+    EXPECT_EQ(nan_info<float>(100, u, 37, 37), 38);
+    EXPECT_EQ(nan_info<float>(100, u, 40, 10), 41);   // same 64-block
+    EXPECT_EQ(nan_info<float>(300, u, 200, 3), 201);  // through panel trsm and update
+    EXPECT_EQ(nan_info<double>(300, u, 63, 0), 64);   // last pivot of a leaf
+    EXPECT_EQ(nan_info<double>(1100, u, 1099, 1099), 1100);
+  }
+}
+
 // Same inputs through cusolverDnSpotrf: the factors agree.
 TEST(CholeskyDevice, MatchesCusolver) {
   DLA_REQUIRE_GPU();

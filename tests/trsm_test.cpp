@@ -231,6 +231,13 @@ TEST(TrsmDevice, FactorizationShapes) {
   device_case<float>({Side::Left, Uplo::Lower, Op::N, Diag::Unit}, 384, 1001, 1.0, 12);
   device_case<float>({Side::Right, Uplo::Lower, Op::T, Diag::NonUnit}, 3001, 256, 1.0, 13);
   device_case<float>({Side::Right, Uplo::Lower, Op::T, Diag::NonUnit}, 2000, 200, 1.0, 14);
+  // Order 65..128 with more than 4096 vectors: split into two 64-leaves and a
+  // GEMM (with fewer vectors float uses the single 128-leaf, covered above).
+  device_case<float>({Side::Left, Uplo::Upper, Op::T, Diag::NonUnit}, 100, 5000, 0.5, 20);
+  device_case<float>({Side::Right, Uplo::Lower, Op::N, Diag::Unit}, 4500, 128, 1.0, 21);
+  // More than 65535 tiles of 16 vectors: the leaf kernel's grid-stride loop.
+  device_case<float>({Side::Right, Uplo::Upper, Op::N, Diag::NonUnit}, 16 * 65535 + 17, 3, 1.0,
+                     19);
   for (index_t nrhs : {index_t(1), index_t(3), index_t(1000)}) {
     device_case<float>({Side::Left, Uplo::Lower, Op::N, Diag::Unit}, 2000, nrhs, 1.0, 15);
     device_case<float>({Side::Left, Uplo::Upper, Op::N, Diag::NonUnit}, 2000, nrhs, 1.0, 16);

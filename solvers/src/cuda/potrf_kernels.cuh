@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(256) potf2_kernel(T* A, index_t lda, int k, bo
       break;
     }
     const T rd = T(1) / d;
-    const T ai = buf[tr];
+    const T ai = tr >= c ? buf[tr] : T(0);  // rows above c: not published this step
     if (tc == c % C) {
       if (tr > c) a[c / C] = ai / sqrt_t(d);
       else if (tr == c) a[c / C] = sqrt_t(d);

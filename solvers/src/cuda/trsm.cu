@@ -35,6 +35,7 @@ int gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, c
 template <class T>
 constexpr int leaf_nb() { return 64; }
 constexpr int kLeafLanes = 16;  // lanes per vector in the leaf kernel
+constexpr index_t kBigLeafMaxVectors = 4096;  // 256 tiles of 16: about one wave
 
 template <class T>
 struct Trsm {
@@ -54,8 +55,10 @@ struct Trsm {
     return opA == Op::N ? A + i0 + j0 * lda : A + j0 + i0 * lda;
   }
 
+  // Triangles of order <= NB; NB = 128 uses 66 KB (float) / 133 KB (double)
+  // of dynamic shared memory, above the 48 KB default.
+  template <int NB>
   void leaf(index_t off, index_t k, T alpha) const {
-    constexpr int NB = leaf_nb<T>();
     const bool left = side == Side::Left;
     const bool trans = left ? opA == Op::T : opA == Op::N;
     // M = op(A) (left) or op(A)^T (right); lower iff uplo lower XOR trans. In
@@ -66,17 +69,30 @@ struct Trsm {
     const index_t es = left ? 1 : ldb, vs = left ? ldb : 1;
     if (nvec == 0) return;
     constexpr int VB = detail::kTrsmLeafThreads / kLeafLanes;  // vectors per block
+    constexpr std::size_t smem = detail::trsm_leaf_smem_bytes<T, NB, kLeafLanes>();
+    auto* kernel = &detail::trsm_leaf_kernel<T, NB, kLeafLanes>;
+    if constexpr (smem > 48 * 1024)
+      DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          int(smem)));
     const index_t tiles = (nvec + VB - 1) / VB;
     const unsigned blocks = unsigned(std::min<index_t>(tiles, 65535));  // grid-stride beyond
-    detail::trsm_leaf_kernel<T, NB, kLeafLanes><<<blocks, detail::kTrsmLeafThreads, 0, s>>>(
-        A + off + off * lda, lda, int(k), trans, m_lower, diag == Diag::Unit, b, es, vs, nvec,
-        alpha);
+    kernel<<<blocks, detail::kTrsmLeafThreads, smem, s>>>(A + off + off * lda, lda, int(k), trans,
+                                                          m_lower, diag == Diag::Unit, b, es, vs,
+                                                          nvec, alpha);
     DLA_CUDA_CHECK_LAUNCH();
   }
 
   void rec(index_t off, index_t k, T alpha) const {
     constexpr int NB = leaf_nb<T>();
-    if (k <= NB) return leaf(off, k, alpha);
+    if (k <= NB) return leaf<NB>(off, k, alpha);
+    // One 128-leaf instead of two 64-leaves and a GEMM when there are few
+    // vectors (latency bound: ~3-4 us instead of ~15 us); with many vectors
+    // the GEMM split does the bulk of the flops faster.
+    // Float only: the double instance of the 128-leaf is not fully unrolled by
+    // nvcc 13 (its registers go to the stack).
+    if constexpr (std::is_same_v<T, float>)
+      if (k <= 2 * NB && (side == Side::Left ? n : m) <= kBigLeafMaxVectors)
+        return leaf<2 * NB>(off, k, alpha);
     const index_t k1 = std::max<index_t>(NB, (k / 2 + NB / 2) / NB * NB);
     const index_t k2 = k - k1;
     const index_t a = off, b = off + k1;  // first and second half offsets

@@ -19,11 +19,19 @@
 // are coalesced for both strides.
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "dla/core/types.hpp"
 
 namespace dla::cuda::detail {
 
 constexpr int kTrsmLeafThreads = 256;
+
+template <class T, int NB, int G>
+constexpr std::size_t trsm_leaf_smem_bytes() {
+  constexpr int VB = kTrsmLeafThreads / G;
+  return sizeof(T) * std::size_t(NB * (NB + 1) + NB * (VB + 1) + NB);
+}
 
 template <class T, int NB, int G>
 __global__ void __launch_bounds__(kTrsmLeafThreads)
@@ -32,9 +40,14 @@ __global__ void __launch_bounds__(kTrsmLeafThreads)
   constexpr int NT = kTrsmLeafThreads, VB = NT / G, R = NB / G;
   static_assert(32 % G == 0 && NB % G == 0 && (NB * NB) % NT == 0 && (NB * VB) % NT == 0,
                 "trsm leaf tiling");
-  __shared__ T Ms[NB][NB + 1];  // strictly triangular part of M, zero elsewhere
-  __shared__ T Xs[NB][VB + 1];  // Xs[e][v]: element e of vector v of the tile
-  __shared__ T rdiag[NB];       // 1 / M(i, i) (1 with `unit`, 0 beyond k)
+  // Dynamic shared memory, trsm_leaf_smem_bytes<T, NB, G>() bytes:
+  //   Ms[NB][NB + 1]  strictly triangular part of M, zero elsewhere
+  //   Xs[NB][VB + 1]  Xs[e][v]: element e of vector v of the tile
+  //   rdiag[NB]       1 / M(i, i) (1 with `unit`, 0 beyond k)
+  extern __shared__ __align__(16) unsigned char trsm_smem[];
+  T(*Ms)[NB + 1] = reinterpret_cast<T(*)[NB + 1]>(trsm_smem);
+  T(*Xs)[VB + 1] = reinterpret_cast<T(*)[VB + 1]>(trsm_smem + sizeof(T) * NB * (NB + 1));
+  T* rdiag = reinterpret_cast<T*>(trsm_smem + sizeof(T) * NB * (NB + 1 + VB + 1));
   const int tid = threadIdx.x;
   // Triangle: the fast index follows A's contiguous dimension (coalesced).
 #pragma unroll 4
