@@ -26,7 +26,7 @@ using dla::test::Mat;
 using i32 = std::int32_t;
 
 constexpr double kLimit = 50.0;
-const std::vector<index_t> kSizes = {1, 2, 3, 7, 8, 16, 31, 32, 33, 64, 100, 128, 129, 256};
+const std::vector<index_t> kSizes = {1, 2, 3, 7, 8, 16, 31, 32, 33, 64, 65, 100, 128, 129, 256};
 
 template <class T>
 double eps() { return double(std::numeric_limits<T>::epsilon()); }
@@ -261,7 +261,8 @@ TYPED_TEST(BatchedGpu, PosvLowerAndUpperReadOnlyTheirTriangle) {
 TYPED_TEST(BatchedGpu, FailingMembersExactInfoOthersUnaffected) {
   DLA_REQUIRE_GPU();
   using T = TypeParam;
-  for (index_t n : {index_t(1), index_t(5), index_t(32), index_t(33), index_t(100), index_t(256)}) {
+  for (index_t n : {index_t(1), index_t(5), index_t(32), index_t(33), index_t(64), index_t(65),
+                    index_t(100), index_t(128), index_t(256)}) {
     const index_t count = 300;
     auto A = rnd<T>(count, n, n, 600 + n);
     auto B = rnd<T>(count, n, 1, 700 + n);
@@ -282,14 +283,18 @@ TYPED_TEST(BatchedGpu, FailingMembersExactInfoOthersUnaffected) {
     auto S = spd<T>(count, n, 800 + n);
     S[3](n / 3, n / 3) = T(-1);
     S[200](n - 1, n - 1) = std::numeric_limits<T>::quiet_NaN();
-    Dev<T> dS(S, n, n * n), dC(B, n, n);
-    ASSERT_EQ(posv<T>(Uplo::Lower, n, 1, dS.data(), n, n * n, dC.data(), n, n, info.data(), count), 0);
-    const auto inf2 = get_ints(info);
-    auto Y = dC.get();
-    for (index_t b = 0; b < count; ++b) {
-      const i32 want = b == 3 ? i32(n / 3 + 1) : b == 200 ? i32(n) : 0;
-      ASSERT_EQ(inf2[b], want) << "chol n=" << n << " member " << b;
-      if (!want) ASSERT_LE(berr<T>(S[b], Y[b], B[b]), kLimit) << "chol n=" << n << " member " << b;
+    for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
+      Dev<T> dS(S, n, n * n), dC(B, n, n);
+      ASSERT_EQ(posv<T>(u, n, 1, dS.data(), n, n * n, dC.data(), n, n, info.data(), count), 0);
+      const auto inf2 = get_ints(info);
+      auto Y = dC.get();
+      const bool up = u == Uplo::Upper;
+      for (index_t b = 0; b < count; ++b) {
+        const i32 want = b == 3 ? i32(n / 3 + 1) : b == 200 ? i32(n) : 0;
+        ASSERT_EQ(inf2[b], want) << "chol n=" << n << " upper=" << up << " member " << b;
+        if (!want)
+          ASSERT_LE(berr<T>(S[b], Y[b], B[b]), kLimit) << "chol n=" << n << " upper=" << up << " member " << b;
+      }
     }
   }
 }
@@ -356,6 +361,7 @@ TYPED_TEST(BatchedGpu, PointerArrayMatchesStrided) {
 }
 
 // One block per matrix with more than 65535 matrices: the grid is 1-D over x.
+// n = 40 runs the row-per-thread kernels (batched_rows.cu).
 TEST(BatchedGpuLarge, BlockKernelsBeyond65535Matrices) {
   DLA_REQUIRE_GPU();
   const index_t n = 40, count = 70001;

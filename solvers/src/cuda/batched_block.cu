@@ -340,6 +340,10 @@ void allow_smem(K kernel, std::size_t bytes) {
 template <class T, class Loc>
 void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
                  std::int32_t* info, index_t count) {
+  if (n > kRegisterMaxN && n <= rows_max_n<T>()) {
+    getrf_rows<T>(s, int(n), A, lda, ipiv, info, count);
+    return;
+  }
   const std::size_t bytes = std::size_t(n) * std::size_t(n) * sizeof(T);
   const unsigned grid = grid_for(count, 1);
   const int threads = block_threads(n);
@@ -360,6 +364,10 @@ void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
 template <class T, class Loc>
 void potrf_block(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int32_t* info,
                  index_t count) {
+  if (n > kRegisterMaxN && n <= rows_max_n<T>()) {
+    potrf_rows<T>(s, upper, int(n), A, lda, info, count);
+    return;
+  }
   const std::size_t bytes = std::size_t(n) * std::size_t(n) * sizeof(T);
   const unsigned grid = grid_for(count, 1);
   const int threads = block_threads(n);

@@ -30,6 +30,17 @@ __device__ __forceinline__ T pivot_magnitude(T x) {
   return x != x ? T(-1) : (x < T(0) ? -x : x);
 }
 
+// A value the compiler cannot see through. Register kernels form their store
+// addresses from opaque copies of the matrix pointer and lda: otherwise the
+// compiler keeps every load address (64-bit, one per column) live until the
+// stores, which costs 64..128 registers and occupancy or spills.
+template <class U>
+__device__ __forceinline__ U opaque(U x) {
+  static_assert(sizeof(U) == 8, "64-bit values only");
+  asm volatile("" : "+l"(x));
+  return x;
+}
+
 // Larger n than this goes to the block kernels.
 constexpr index_t kRegisterMaxN = 32;
 
@@ -47,6 +58,17 @@ void potrf_small(stream_t s, bool upper, int n, Loc A, index_t lda, std::int32_t
 template <class T, class LocA, class LocB>
 void potrs_small(stream_t s, bool upper, int n, index_t nrhs, LocA A, index_t lda, LocB B,
                  index_t ldb, index_t count);
+
+// One block of NC (64, or 128 in FP32) threads per matrix, a row per thread
+// in registers, for kRegisterMaxN < n <= rows_max_n<T>() (batched_rows.cu).
+template <class T>
+constexpr index_t rows_max_n() { return sizeof(T) == 4 ? 128 : 64; }
+template <class T, class Loc>
+void getrf_rows(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
+                index_t count);
+template <class T, class Loc>
+void potrf_rows(stream_t s, bool upper, int n, Loc A, index_t lda, std::int32_t* info,
+                index_t count);
 
 // One block per matrix (shared memory when the matrix fits, else in place), any n.
 template <class T, class Loc>

@@ -28,8 +28,14 @@ __device__ __forceinline__ T shfl_xor(T v, int m, int width) {
 }
 
 // ---------------------------------------------------------------- getrf
+// Minimum resident blocks: caps the registers (64 FP32 / 128 FP64 per thread).
+// Without it the compiler keeps all G row addresses live from the loads to the
+// stores (178 registers for FP32 potrf G = 32: 2 blocks per SM instead of 8).
+template <class T>
+constexpr int min_blocks() { return sizeof(T) == 4 ? 8 : 4; }
+
 template <class T, int G, class Loc>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, min_blocks<T>())
 getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info, index_t count) {
   constexpr int per_block = kThreads / G;
   constexpr int VW = 16 / int(sizeof(T));             // elements per 128-bit access
@@ -45,8 +51,10 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
     T* M = nullptr;
     if (active) {
       M = A(b);
+      const auto Ml = opaque(M);
+      const index_t ldl = opaque(lda);
 #pragma unroll
-      for (int j = 0; j < G; ++j) a[j] = j < n ? M[r + index_t(j) * lda] : T(0);
+      for (int j = 0; j < G; ++j) a[j] = j < n ? Ml[r + index_t(j) * ldl] : T(0);
     } else {
 #pragma unroll
       for (int j = 0; j < G; ++j) a[j] = T(0);
@@ -123,9 +131,11 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
     }
     __syncwarp();  // the next matrix's step 0 reuses srow[0]
     if (active) {
+      T* const Ms = opaque(M);
+      const index_t lds = opaque(lda);
 #pragma unroll
       for (int j = 0; j < G; ++j)
-        if (j < n) M[pos + index_t(j) * lda] = a[j];
+        if (j < n) Ms[pos + index_t(j) * lds] = a[j];
       ipiv[b * n + r] = my_ipiv;
       if (r == 0) info[b] = linfo;
     }
@@ -148,8 +158,10 @@ getrs_reg_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* i
     if (active) {
       const T* M = A(b);
       X = B(b);
+      const auto Ml = opaque(M);
+      const index_t ldl = opaque(lda);
 #pragma unroll
-      for (int j = 0; j < G; ++j) a[j] = j < n ? M[r + index_t(j) * lda] : T(0);
+      for (int j = 0; j < G; ++j) a[j] = j < n ? Ml[r + index_t(j) * ldl] : T(0);
       myp = ipiv[b * n + r] - 1;
     } else {
 #pragma unroll
@@ -189,7 +201,7 @@ getrs_reg_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* i
 // ---------------------------------------------------------------- potrf
 // Lane r holds row r of L (lower: A(r, j); upper: A(j, r) = U(j, r) = L(r, j)).
 template <class T, int G, bool Upper, class Loc>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, min_blocks<T>())
 potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
   constexpr int per_block = kThreads / G;
   constexpr int VW = 16 / int(sizeof(T));
@@ -202,11 +214,13 @@ potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
     T a[G];
     T* M = nullptr;
     if (active) M = A(b);
+    const auto Ml = opaque(M);
+    const index_t ldl = opaque(lda);
 #pragma unroll
     for (int j = 0; j < G; ++j) {
       a[j] = T(0);
       if (active && j <= r)
-        a[j] = Upper ? M[j + index_t(r) * lda] : M[r + index_t(j) * lda];
+        a[j] = Upper ? Ml[j + index_t(r) * ldl] : Ml[r + index_t(j) * ldl];
     }
     int linfo = 0;
 #pragma unroll
@@ -218,7 +232,7 @@ potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
       if (ok) {
         const T s = sqrt(d);
         if (r == k) a[k] = s;
-        else if (r > k) a[k] /= s;
+        else if (r > k) a[k] *= T(1) / s;  // scaled by the reciprocal, as LAPACK's potf2
       }
       if constexpr (kSmemCol) {
         // Column k of L through shared memory: every lane stores its L(r, k),
@@ -254,11 +268,13 @@ potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
     }
     __syncwarp();  // the next matrix's step 0 reuses scol[0]
     if (active) {
+      T* const Ms = opaque(M);
+      const index_t lds = opaque(lda);
 #pragma unroll
       for (int j = 0; j < G; ++j)
         if (j <= r && j < n) {
-          if (Upper) M[j + index_t(r) * lda] = a[j];
-          else M[r + index_t(j) * lda] = a[j];
+          if (Upper) Ms[j + index_t(r) * lds] = a[j];
+          else Ms[r + index_t(j) * lds] = a[j];
         }
       if (r == 0) info[b] = linfo;
     }
