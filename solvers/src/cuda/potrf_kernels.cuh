@@ -32,13 +32,15 @@ template <class T, int NB>
 __global__ void __launch_bounds__(256) potf2_kernel(T* A, index_t lda, int k, bool upper,
                                                     int* info, index_t offset) {
   constexpr int NT = 256, C = NT / NB, Q = NB / C;
-  static_assert(NT % NB == 0 && NB % C == 0, "potf2 tiling");
+  static_assert(NT % NB == 0 && NB % C == 0 && (NB * NB) % NT == 0, "potf2 tiling");
   __shared__ T S[NB][NB + 1];
   __shared__ T colbuf[2][NB];
   if (*info != 0) return;  // an earlier minor failed: the factorization stopped there
   const int tid = threadIdx.x;
   // Load the stored triangle (fast index along A's contiguous dimension).
-  for (int idx = tid; idx < NB * NB; idx += NT) {
+#pragma unroll
+  for (int t = 0; t < NB * NB / NT; ++t) {  // all loads in flight at once
+    const int idx = tid + t * NT;
     const int f = idx % NB, s = idx / NB;
     const int i = upper ? s : f, j = upper ? f : s;  // L(i, j) = A(f + s lda)
     if (i < k && j < k && i >= j) S[i][j] = A[f + index_t(s) * lda];
@@ -79,7 +81,9 @@ __global__ void __launch_bounds__(256) potf2_kernel(T* A, index_t lda, int k, bo
 #pragma unroll
   for (int q = 0; q < Q; ++q) S[tr][tc + C * q] = a[q];
   __syncthreads();
-  for (int idx = tid; idx < NB * NB; idx += NT) {
+#pragma unroll
+  for (int t = 0; t < NB * NB / NT; ++t) {
+    const int idx = tid + t * NT;
     const int f = idx % NB, s = idx / NB;
     const int i = upper ? s : f, j = upper ? f : s;
     if (i < k && j < k && i >= j) A[f + index_t(s) * lda] = S[i][j];

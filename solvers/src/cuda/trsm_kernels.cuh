@@ -49,8 +49,9 @@ __global__ void __launch_bounds__(kTrsmLeafThreads)
   T(*Xs)[VB + 1] = reinterpret_cast<T(*)[VB + 1]>(trsm_smem + sizeof(T) * NB * (NB + 1));
   T* rdiag = reinterpret_cast<T*>(trsm_smem + sizeof(T) * NB * (NB + 1 + VB + 1));
   const int tid = threadIdx.x;
-  // Triangle: the fast index follows A's contiguous dimension (coalesced).
-#pragma unroll 4
+  // Triangle: the fast index follows A's contiguous dimension (coalesced);
+  // 16 independent loads in flight per thread (NB = 64: all of them).
+#pragma unroll 16
   for (int t = 0; t < NB * NB / NT; ++t) {
     const int idx = tid + t * NT;
     const int f = idx % NB, s = idx / NB;
