@@ -121,13 +121,11 @@ laswp_fused_kernel(T* A, index_t lda, index_t k1, int npiv, const std::int32_t* 
       pos = s_piv[t];
       if (pos < npiv) continue;  // already an item of the first kind
       bool first = true;         // each target row listed once
-#pragma unroll 8
       for (int u = 0; u < t; ++u)
         if (s_piv[u] == pos) { first = false; break; }
       if (!first) continue;
     }
     int x = pos;
-#pragma unroll 8
     for (int t = npiv - 1; t >= 0; --t) {
       const int p = s_piv[t];
       x = x == t ? p : (x == p ? t : x);
