@@ -4,11 +4,8 @@
 // pivots equal to cuSOLVER's, block-size and shape variations.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdlib>
 #include <string>
-#include <tuple>
-#include <type_traits>
 #include <vector>
 
 #include "dla/core/config.hpp"
@@ -273,96 +270,6 @@ TEST(LuGpu, PivotsEqualCusolver) {
   for (index_t n : {17, 128, 129, 1000}) compare_to_cusolver<float>(n, 600 + n);
 }
 #endif
-
-}  // namespace
-}  // namespace dla::test
-
-namespace dla::test {
-namespace {
-
-// Both panel leaves (the default low-latency one and the grid-barrier one,
-// DLA_GETRF_LEAF=coop) give the same pivots, info and factors (same
-// arithmetic). Shapes cover one-block strips, several blocks, and strips too
-// tall for the low-latency leaf (float > 32768 rows, double > 16384 rows:
-// the default falls back to the cooperative leaf there).
-template <class T>
-void leaves_agree(int m, int n, int zero_col, std::uint64_t seed) {
-  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " zero column " << zero_col
-                                    << " sizeof(T)=" << sizeof(T));
-  const Context ctx(Backend::Cuda);
-  Mat<T> A0 = random_matrix<T>(m, n, seed);
-  if (zero_col >= 0) A0.col(zero_col).setZero();
-  const Matrix<T> A(A0);
-  const LU<T> fast = lu_factor(ctx, A);
-  LU<T> coop;
-  {
-    ScopedEnv env("DLA_GETRF_LEAF", "coop");
-    coop = lu_factor(ctx, A);
-  }
-  EXPECT_EQ(fast.ipiv, coop.ipiv);
-  EXPECT_EQ(fast.info, coop.info);
-  EXPECT_EQ(fast.info, zero_col >= 0 ? zero_col + 1 : 0);
-  ASSERT_TRUE(fast.factors.allFinite());
-  EXPECT_LE((fast.factors - coop.factors).cwiseAbs().maxCoeff(), T(1e-4)) << "factors differ";
-}
-
-TEST(LuGpu, PanelLeavesAgree) {
-  DLA_REQUIRE_GPU();
-  for (auto [m, n, z] : std::vector<std::tuple<int, int, int>>{
-           {300, 300, -1}, {1000, 64, 20}, {5000, 40, -1}, {20000, 96, 70}, {33000, 40, 5}}) {
-    leaves_agree<float>(m, n, z, 900 + m);
-  }
-  for (auto [m, n, z] : std::vector<std::tuple<int, int, int>>{
-           {257, 257, -1}, {9000, 70, 33}, {17000, 40, -1}}) {
-    leaves_agree<double>(m, n, z, 950 + m);
-  }
-}
-
-// Exact ties decide like LAPACK's isamax (first maximal |a|): columns j < q
-// are 4 e_j (pivot j, zero multipliers, so nothing else changes exactly),
-// column q holds +3 / -3 / +3 at rows r1 < r2 < r3 (|others| < 1): the pivot
-// of column q must be r1, whichever warp, block or panel holds the rows.
-template <class T>
-void tie_check(int m, int n, int q, int r1, int r2, int r3) {
-  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " q=" << q << " rows " << r1
-                                    << "," << r2 << "," << r3 << " sizeof(T)=" << sizeof(T));
-  const Context ctx(Backend::Cuda);
-  Mat<T> A = random_matrix<T>(m, n, 70 + m + q);
-  for (int j = 0; j < q; ++j) {
-    A.col(j).setZero();
-    A(j, j) = T(4);
-  }
-  A(r1, q) = T(3);
-  A(r2, q) = T(-3);
-  A(r3, q) = T(3);
-  const LU<T> lu = lu_factor(ctx, Matrix<T>(A));
-  ASSERT_GT(lu.ipiv.size(), std::size_t(q));
-  for (int j = 0; j < q; ++j) EXPECT_EQ(lu.ipiv[std::size_t(j)], j + 1) << "j=" << j;
-  EXPECT_EQ(lu.ipiv[std::size_t(q)], r1 + 1);
-  EXPECT_EQ(lu.info, 0);
-  EXPECT_LE(factor_backward_error<T>(A, Mat<T>(lu.factors), lu.ipiv), kLimit);
-  if constexpr (std::is_same_v<T, double>) {
-    MatD F = A;
-    std::vector<std::int32_t> ref;
-    std::int64_t info = 0;
-    reference_getrf(F, ref, info);
-    EXPECT_EQ(lu.ipiv, ref);
-  }
-}
-
-TEST(LuGpu, PivotTiesTakeTheFirstRow) {
-  DLA_REQUIRE_GPU();
-  const std::vector<std::array<int, 6>> cases = {
-      {200, 64, 5, 10, 50, 199},     // one block
-      {300, 40, 7, 7, 8, 299},       // tie with the diagonal row
-      {5000, 64, 31, 40, 2000, 4999},  // several blocks, last column of a leaf
-      {9000, 200, 100, 100, 1300, 8000},  // a later panel
-      {40000, 40, 3, 5, 35000, 39000}};   // float: the cooperative fallback
-  for (const auto& c : cases) {
-    tie_check<float>(c[0], c[1], c[2], c[3], c[4], c[5]);
-    tie_check<double>(c[0], c[1], c[2], c[3], c[4], c[5]);
-  }
-}
 
 }  // namespace
 }  // namespace dla::test

@@ -99,7 +99,7 @@ const SideStream& side_stream() {
 template <class T>
 std::size_t buffer_size(index_t m, index_t n) {
   (void)n;
-  return detail::panel_workspace_bytes<T>(m > 0 ? m : 1);
+  return detail::panel_workspace_bytes<T>(m > 0 ? m : 1) + 2 * detail::plan_bytes();
 }
 
 template <class T>
@@ -123,8 +123,6 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
 
   void* ws = workspace;
   if (ws == nullptr) DLA_CUDA_CHECK(cudaMallocAsync(&ws, buffer_size<T>(m, n), s0));
-  // the panel leaves' tagged exchange words must start with no valid tag
-  DLA_CUDA_CHECK(cudaMemsetAsync(ws, 0, buffer_size<T>(m, n), s0));
 
   cudaStream_t s1 = nullptr;
   cudaEvent_t ev_panel = nullptr, ev_next = nullptr;
@@ -134,15 +132,19 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
     ev_panel = side.ev_panel;
     ev_next = side.ev_next;
   }
-  bool planned = false;  // the current panel's swaps go through the fused plan kernel
+  // scratch: [leaf candidates][swap plan of the panel stream][swap plan of the main stream]
+  int* plan_panel = reinterpret_cast<int*>(static_cast<char*>(ws) +
+                                           detail::panel_workspace_bytes<T>(m > 0 ? m : 1));
+  int* plan_main = reinterpret_cast<int*>(reinterpret_cast<char*>(plan_panel) + detail::plan_bytes());
+  bool planned = false;  // plan_main holds the current panel's swaps
   Profiler prof(profile, s0);
   auto at = [&](index_t r, index_t c) { return A + r + c * lda; };
   const stream_t st0 = stream;
 
-  // Panel k's interchanges on columns [c, c+nc): fused plan + apply, or laswp.
+  // Panel k's interchanges on columns [c, c+nc), through plan_main when it was made.
   auto swaps = [&](index_t k, index_t jb, index_t c, index_t nc) {
     if (nc <= 0) return;
-    if (planned) detail::apply_swap_plan<T>(st0, A, lda, k, k + jb, c, nc, ipiv);
+    if (planned) detail::apply_swap_plan<T>(st0, A, lda, k, c, nc, plan_main);
     else detail::laswp<T>(st0, A, lda, c, nc, k, k + jb, ipiv, true);
   };
   // Applies panel k's swaps, U12 = L11^-1 A12 and A22 -= L21 U12 to columns [c, c+nc).
@@ -160,25 +162,27 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
   };
 
   prof.run(Profiler::kPanel, [&] {
-    detail::panel_factor<T>(st0, m, 0, nb < kmin ? nb : kmin, A, lda, ipiv, info, ws);
+    detail::panel_factor<T>(st0, m, 0, nb < kmin ? nb : kmin, A, lda, ipiv, info, ws,
+                            plan_panel);
   });
   for (index_t k = 0; k < kmin; k += nb) {
     const index_t jb = nb < kmin - k ? nb : kmin - k;
     const index_t kn = k + jb;
     const index_t jn = nb < kmin - kn ? nb : kmin - kn;  // next panel's width (0: none)
     if (lookahead && k > 0) DLA_CUDA_CHECK(cudaStreamWaitEvent(s0, ev_panel, 0));
-    planned = detail::can_plan(m, k, kn);
+    prof.run(Profiler::kSwap,
+             [&] { planned = detail::make_swap_plan(st0, m, k, kn, ipiv, plan_main); });
     if (jn > 0) {
       update(k, jb, kn, jn);  // look-ahead: the next panel's columns first
       if (lookahead) {
         DLA_CUDA_CHECK(cudaEventRecord(ev_next, s0));
         DLA_CUDA_CHECK(cudaStreamWaitEvent(s1, ev_next, 0));
-        detail::panel_factor<T>(reinterpret_cast<stream_t>(s1), m, kn, jn, A, lda, ipiv, info,
-                                ws);
+        detail::panel_factor<T>(reinterpret_cast<stream_t>(s1), m, kn, jn, A, lda, ipiv, info, ws,
+                                plan_panel);
         DLA_CUDA_CHECK(cudaEventRecord(ev_panel, s1));
       } else {
         prof.run(Profiler::kPanel,
-                 [&] { detail::panel_factor<T>(st0, m, kn, jn, A, lda, ipiv, info, ws); });
+                 [&] { detail::panel_factor<T>(st0, m, kn, jn, A, lda, ipiv, info, ws, plan_panel); });
       }
     }
     update(k, jb, kn + jn, n - kn - jn);  // the rest of the trailing matrix

@@ -15,9 +15,7 @@ namespace dla::cuda::detail {
 constexpr int kLeafCols = 32;
 constexpr int kLeafThreads = 256;
 
-// Bytes of scratch the panel needs for m rows (the leaves' exchange buffers).
-// getrf zeroes it once per factorization: the low-latency leaf's tagged words
-// must not match stale tags.
+// Bytes of scratch the panel needs for m rows (the leaf's candidate buffers).
 template <class T>
 std::size_t panel_workspace_bytes(index_t m);
 
@@ -25,29 +23,33 @@ std::size_t panel_workspace_bytes(index_t m);
 // recursive splitting down to the cooperative leaf kernel. Writes
 // ipiv[k0 .. k0+w) (1-based global rows) and *info (first zero pivot, only
 // while *info is 0). A is the matrix's base pointer (global indexing).
+// plan: a swap-plan buffer used only by this panel's stream.
 template <class T>
 void panel_factor(stream_t s, index_t m, index_t k0, index_t w, T* A, index_t lda,
-                  std::int32_t* ipiv, int* info, void* ws);
+                  std::int32_t* ipiv, int* info, void* ws, int* plan);
 
 // laswp on columns [c0, c0+nc) of A with pivots ipiv[k1..k2).
 template <class T>
 void laswp(stream_t s, T* A, index_t lda, index_t c0, index_t nc, index_t k1, index_t k2,
            const std::int32_t* ipiv, bool forward);
 
-// Swap plans: the interchanges ipiv[k1..k2) turned into a list of (dst, src)
-// row moves inside the apply kernel (each block computes it), applied to many
-// columns in parallel without a per-column dependency chain.
+// Swap plans: the interchanges ipiv[k1..k2) turned once (one small kernel)
+// into a list of (dst, src) row moves, applied to many columns in parallel
+// without a per-column dependency chain. A plan buffer holds kPlanInts ints.
 constexpr int kPlanMaxPiv = 1024;
-// Whether apply_swap_plan handles ipiv[k1..k2) on rows [k1, m) (false: too
-// many pivots, or DLA_GETRF_SIMPLE_SWAP=1; then use laswp()).
-bool can_plan(index_t m, index_t k1, index_t k2);
+constexpr int kPlanInts = 1 + 4 * kPlanMaxPiv;
+inline std::size_t plan_bytes() { return (sizeof(int) * kPlanInts + 255) / 256 * 256; }
+// Builds the plan for rows [k1, m); false when unsupported (too many pivots or
+// rows, or DLA_GETRF_SIMPLE_SWAP=1): then use laswp().
+bool make_swap_plan(stream_t s, index_t m, index_t k1, index_t k2, const std::int32_t* ipiv,
+                    int* plan);
 template <class T>
-void apply_swap_plan(stream_t s, T* A, index_t lda, index_t k1, index_t k2, index_t c0,
-                     index_t nc, const std::int32_t* ipiv);
-// apply_swap_plan, or laswp() when no plan can be made.
+void apply_swap_plan(stream_t s, T* A, index_t lda, index_t k1, index_t c0, index_t nc,
+                     const int* plan);
+// Plan + apply, or laswp() when no plan can be made.
 template <class T>
 void swap_rows(stream_t s, T* A, index_t lda, index_t m, index_t c0, index_t nc, index_t k1,
-               index_t k2, const std::int32_t* ipiv);
+               index_t k2, const std::int32_t* ipiv, int* plan);
 
 // laswp on columns [0, nc) when there are few of them: rows [0, nr) staged in
 // shared memory per column (every pivot target must be < nr).

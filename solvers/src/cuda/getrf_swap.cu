@@ -4,12 +4,12 @@
 //  * laswp_cols: one thread per column, the block's pivots staged in shared
 //    memory; each thread applies the interchanges to its column in order. Used
 //    for the getrf swaps (nb pivots on up to n columns, many columns in flight).
-//  * swap plans (getrf's swaps): laswp_fused_kernel; every block turns the
-//    interchanges into the list of (dst, src) moves of the rows whose content
-//    changes (at most 2 x the pivots; each thread replays the interchanges
-//    backwards on its own row index), then moves those rows in its columns:
-//    all loads of a column, a barrier, all stores, no dependency chain
-//    through global memory, and no separate plan launch.
+//  * swap plans (getrf's swaps): laswp_plan_kernel, one block, replays the
+//    interchanges on row indices in shared memory (one thread, a few us for
+//    256 pivots) and writes the list of (dst, src) moves of the rows whose
+//    content changes (at most 2 x the pivots); laswp_apply_kernel then moves
+//    those rows in many columns at once: all loads of a column, a barrier,
+//    all stores, no dependency chain through global memory.
 //  * laswp_smem: one block per column with the whole touched row range of the
 //    column staged in shared memory (coalesced load/store), the interchanges
 //    applied there. Used when there are few columns and many pivots (getrs on
@@ -93,51 +93,64 @@ __global__ void laswp_smem(T* A, index_t lda, index_t nr, index_t k1, index_t k2
 
 constexpr int kPlanThreads = 256;
 
-// The plan and its application fused (no separate single-block plan kernel):
-// every block stages the relative pivot targets in shared memory and computes
-// the moves itself. The content that ends at relative row i came from row
-// pi(i) = tau_0(tau_1(...tau_{n-1}(i))) (tau_t swaps rows t and piv[t]), so
-// each thread replays the interchanges backwards on its own row index: no
-// serial replay of the whole list by one thread. Rows whose content changes
-// are the first npiv rows and the distinct targets below them (each listed
-// once). Then the block moves those rows in its columns: all loads of a
-// column, a barrier, all stores.
-template <class T>
+// Rows are relative to k1; nrows = m - k1 (every pivot target is below m).
 __global__ void __launch_bounds__(kPlanThreads)
-laswp_fused_kernel(T* A, index_t lda, index_t k1, int npiv, const std::int32_t* ipiv, index_t c0,
-                   index_t nc, int cols_per_block) {
-  __shared__ int s_piv[kPlanMaxPiv];
-  __shared__ int s_src[2 * kPlanMaxPiv], s_dst[2 * kPlanMaxPiv];
-  __shared__ T s_val[2 * kPlanMaxPiv];
+laswp_plan_kernel(index_t k1, int npiv, int nrows, const std::int32_t* ipiv, int* plan) {
+  extern __shared__ int s_plan[];
+  int* cur = s_plan;           // cur[i]: the original row whose content ends at row i
+  int* piv = s_plan + nrows;   // relative pivot targets
   __shared__ int s_count;
   const int tid = threadIdx.x;
-  for (int t = tid; t < npiv; t += kPlanThreads) s_piv[t] = int(index_t(ipiv[k1 + t]) - 1 - k1);
+  for (int i = tid; i < nrows; i += kPlanThreads) cur[i] = i;
+  for (int t = tid; t < npiv; t += kPlanThreads) piv[t] = int(index_t(ipiv[k1 + t]) - 1 - k1);
   if (tid == 0) s_count = 0;
   __syncthreads();
-  for (int item = tid; item < 2 * npiv; item += kPlanThreads) {
-    int pos = item;
-    if (item >= npiv) {
-      const int t = item - npiv;
-      pos = s_piv[t];
-      if (pos < npiv) continue;  // already an item of the first kind
-      bool first = true;         // each target row listed once
-      for (int u = 0; u < t; ++u)
-        if (s_piv[u] == pos) { first = false; break; }
-      if (!first) continue;
-    }
-    int x = pos;
-    for (int t = npiv - 1; t >= 0; --t) {
-      const int p = s_piv[t];
-      x = x == t ? p : (x == p ? t : x);
-    }
-    if (x != pos) {
-      const int e = atomicAdd(&s_count, 1);
-      s_dst[e] = pos;
-      s_src[e] = x;
+  if (tid == 0) {
+    for (int t = 0; t < npiv; ++t) {
+      const int p = piv[t];
+      const int x = cur[t];
+      cur[t] = cur[p];
+      cur[p] = x;
     }
   }
   __syncthreads();
-  const int cnt = s_count;
+  int* src = plan + 1;
+  int* dst = plan + 1 + 2 * kPlanMaxPiv;
+  for (int t = tid; t < npiv; t += kPlanThreads) {
+    if (cur[t] != t) {
+      const int e = atomicAdd(&s_count, 1);
+      dst[e] = t;
+      src[e] = cur[t];
+    }
+    const int p = piv[t];
+    if (p >= npiv && cur[p] != p) {
+      bool first = true;  // each target row listed once
+      for (int u = 0; u < t; ++u)
+        if (piv[u] == p) { first = false; break; }
+      if (first) {
+        const int e = atomicAdd(&s_count, 1);
+        dst[e] = p;
+        src[e] = cur[p];
+      }
+    }
+  }
+  __syncthreads();
+  if (tid == 0) plan[0] = s_count;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kPlanThreads)
+laswp_apply_kernel(T* A, index_t lda, index_t k1, index_t c0, index_t nc, int cols_per_block,
+                   const int* plan) {
+  __shared__ int s_src[2 * kPlanMaxPiv], s_dst[2 * kPlanMaxPiv];
+  __shared__ T s_val[2 * kPlanMaxPiv];
+  const int tid = threadIdx.x;
+  const int cnt = plan[0];
+  for (int e = tid; e < cnt; e += kPlanThreads) {
+    s_src[e] = plan[1 + e];
+    s_dst[e] = plan[1 + 2 * kPlanMaxPiv + e];
+  }
+  __syncthreads();
   const index_t cbeg = index_t(blockIdx.x) * cols_per_block;
   for (int cc = 0; cc < cols_per_block; ++cc) {
     const index_t c = cbeg + cc;
@@ -152,43 +165,52 @@ laswp_fused_kernel(T* A, index_t lda, index_t k1, int npiv, const std::int32_t* 
 
 }  // namespace
 
-bool can_plan(index_t m, index_t k1, index_t k2) {
-  const index_t npiv = k2 - k1;
-  if (npiv <= 0 || npiv > kPlanMaxPiv || m - k1 < npiv) return false;
+bool make_swap_plan(stream_t s, index_t m, index_t k1, index_t k2, const std::int32_t* ipiv,
+                    int* plan) {
+  const index_t npiv = k2 - k1, nrows = m - k1;
+  if (plan == nullptr || npiv <= 0 || npiv > kPlanMaxPiv || nrows < npiv) return false;
+  const std::size_t bytes = sizeof(int) * std::size_t(nrows + npiv);
+  constexpr std::size_t kMaxSmem = 200 * 1024;
+  if (bytes > kMaxSmem) return false;
   const char* e = std::getenv("DLA_GETRF_SIMPLE_SWAP");
-  return !(e && *e && std::string(e) != "0");
+  if (e && *e && std::string(e) != "0") return false;
+  if (bytes > 48 * 1024)
+    DLA_CUDA_CHECK(cudaFuncSetAttribute(laswp_plan_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(kMaxSmem)));
+  laswp_plan_kernel<<<1, kPlanThreads, bytes, reinterpret_cast<cudaStream_t>(s)>>>(
+      k1, int(npiv), int(nrows), ipiv, plan);
+  DLA_CUDA_CHECK_LAUNCH();
+  return true;
 }
 
 template <class T>
-void apply_swap_plan(stream_t s, T* A, index_t lda, index_t k1, index_t k2, index_t c0,
-                     index_t nc, const std::int32_t* ipiv) {
-  if (nc <= 0 || k2 <= k1) return;
-  // Each block recomputes the plan (~1-2 us): few blocks of several columns
-  // each, but enough to fill the GPU on wide updates.
-  constexpr index_t kMaxBlocks = 1024;
+void apply_swap_plan(stream_t s, T* A, index_t lda, index_t k1, index_t c0, index_t nc,
+                     const int* plan) {
+  if (nc <= 0) return;
+  constexpr index_t kMaxBlocks = 2048;
   const int per = int((nc + kMaxBlocks - 1) / kMaxBlocks);
   const index_t blocks = (nc + per - 1) / per;
-  laswp_fused_kernel<T><<<unsigned(blocks), kPlanThreads, 0, reinterpret_cast<cudaStream_t>(s)>>>(
-      A, lda, k1, int(k2 - k1), ipiv, c0, nc, per);
+  laswp_apply_kernel<T><<<unsigned(blocks), kPlanThreads, 0, reinterpret_cast<cudaStream_t>(s)>>>(
+      A, lda, k1, c0, nc, per, plan);
   DLA_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
 void swap_rows(stream_t s, T* A, index_t lda, index_t m, index_t c0, index_t nc, index_t k1,
-               index_t k2, const std::int32_t* ipiv) {
+               index_t k2, const std::int32_t* ipiv, int* plan) {
   if (nc <= 0 || k2 <= k1) return;
-  if (can_plan(m, k1, k2)) apply_swap_plan<T>(s, A, lda, k1, k2, c0, nc, ipiv);
+  if (make_swap_plan(s, m, k1, k2, ipiv, plan)) apply_swap_plan<T>(s, A, lda, k1, c0, nc, plan);
   else laswp<T>(s, A, lda, c0, nc, k1, k2, ipiv, true);
 }
 
 template void apply_swap_plan<float>(stream_t, float*, index_t, index_t, index_t, index_t,
-                                     index_t, const std::int32_t*);
+                                     const int*);
 template void apply_swap_plan<double>(stream_t, double*, index_t, index_t, index_t, index_t,
-                                      index_t, const std::int32_t*);
+                                      const int*);
 template void swap_rows<float>(stream_t, float*, index_t, index_t, index_t, index_t, index_t,
-                               index_t, const std::int32_t*);
+                               index_t, const std::int32_t*, int*);
 template void swap_rows<double>(stream_t, double*, index_t, index_t, index_t, index_t, index_t,
-                                index_t, const std::int32_t*);
+                                index_t, const std::int32_t*, int*);
 
 template <class T>
 void laswp(stream_t s, T* A, index_t lda, index_t c0, index_t nc, index_t k1, index_t k2,
