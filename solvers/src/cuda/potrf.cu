@@ -234,6 +234,11 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
 
 index_t potrf_block_size(index_t n) {
   if (const index_t e = env_block_size()) return e;
+  // Measured on the H200 (spotrf, DLA_POTRF_NB sweep, docs/cholesky.md): the
+  // trailing update runs at GEMM speed only with a deep k, so larger n take a
+  // larger nb (8192: 384 -> 15.3 ms vs 17.1 at 256; 16384: 512 -> 59.5 ms vs 76.0).
+  if (n >= 16384) return 512;
+  if (n >= 8192) return 384;
   if (n >= 4096) return 256;
   if (n >= 1024) return 128;
   return 64;
