@@ -101,6 +101,10 @@ no_file e7.h5 "complex"
 echo "not hdf5" > junk.h5
 expect 2 "junk.h5" "not an HDF5 file" -- "$DLA" solve junk.h5 -o e8.h5
 no_file e8.h5 "not hdf5"
+if "$DLA" info | grep -q "CUDA devices: 0"; then
+  expect 4 "CUDA" "--device cuda without a GPU exit 4" -- "$DLA" solve s.h5 -o e10.h5 --device cuda
+  no_file e10.h5 "no GPU"
+fi
 expect 2 "" "usage error" -- "$DLA" solve
 expect 2 "" "unknown method" -- "$DLA" solve s.h5 -o e9.h5 --method qr
 no_file e9.h5 "unknown method"
