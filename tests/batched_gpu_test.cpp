@@ -31,24 +31,8 @@ const std::vector<index_t> kSizes = {1, 2, 3, 7, 8, 16, 31, 32, 33, 64, 65, 100,
 template <class T>
 double eps() { return double(std::numeric_limits<T>::epsilon()); }
 
-template <class T>
-Batch<T> rnd(index_t count, index_t rows, index_t cols, std::uint64_t seed) {
-  Batch<T> b(count, rows, cols);
-  for (index_t i = 0; i < count; ++i)
-    b[i] = dla::test::random_matrix<T>(rows, cols, seed * 1000003 + std::uint64_t(i));
-  return b;
-}
-template <class T>
-Batch<T> spd(index_t count, index_t n, std::uint64_t seed) {
-  Batch<T> b(count, n, n);
-  for (index_t i = 0; i < count; ++i) {
-    Mat<T> m = dla::test::random_matrix<T>(n, n, seed * 7919 + std::uint64_t(i));
-    Mat<T> s = (m + m.transpose()) / T(2);
-    s.diagonal().array() += T(n);
-    b[i] = s;
-  }
-  return b;
-}
+using dla::test::random_batch;
+using dla::test::spd_batch;
 
 // A (op'd) x - b backward error, max over columns.
 template <class T>
@@ -165,7 +149,7 @@ TYPED_TEST(BatchedGpu, GetrfFactorsAndPivotsMatchHost) {
   const dla::Context host = dla::Context::host();
   for (index_t n : kSizes)
     for (index_t count : counts_for(n)) {
-      auto A = rnd<T>(count, n, n, 100 + n);
+      auto A = random_batch<T>(count, n, n, 100 + n);
       const auto ref = dla::lu_factor_batched(host, A);
       Dev<T> d(A, n + 3, (n + 3) * n + 5);
       dla::DeviceBuffer<i32> p(count * n), info(count);
@@ -197,8 +181,8 @@ TYPED_TEST(BatchedGpu, GesvAndGetrsTransBackwardError) {
     for (index_t count : counts_for(n))
       for (index_t k : {index_t(1), index_t(4)}) {
         if (count > 1000 && k == 4) continue;
-        auto A = rnd<T>(count, n, n, 200 + n);
-        auto B = rnd<T>(count, n, k, 300 + n);
+        auto A = random_batch<T>(count, n, n, 200 + n);
+        auto B = random_batch<T>(count, n, k, 300 + n);
         Dev<T> dA(A, n + 1, (n + 1) * n + 3), dB(B, n + 2, (n + 2) * k + 1);
         dla::DeviceBuffer<i32> p(count * n), info(count);
         ASSERT_EQ(gesv<T>(n, k, dA.data(), dA.ld, dA.stride, p.data(), dB.data(), dB.ld, dB.stride,
@@ -230,8 +214,8 @@ TYPED_TEST(BatchedGpu, PosvLowerAndUpperReadOnlyTheirTriangle) {
       for (index_t count : counts_for(n))
         for (index_t k : {index_t(1), index_t(4)}) {
           if (count > 1000 && k == 4) continue;
-          auto A = spd<T>(count, n, 400 + n);
-          auto B = rnd<T>(count, n, k, 500 + n);
+          auto A = spd_batch<T>(count, n, 400 + n);
+          auto B = random_batch<T>(count, n, k, 500 + n);
           auto P = A;  // the other triangle poisoned
           for (index_t b = 0; b < count; ++b)
             for (index_t j = 0; j < n; ++j)
@@ -264,8 +248,8 @@ TYPED_TEST(BatchedGpu, FailingMembersExactInfoOthersUnaffected) {
   for (index_t n : {index_t(1), index_t(5), index_t(32), index_t(33), index_t(64), index_t(65),
                     index_t(100), index_t(128), index_t(256)}) {
     const index_t count = 300;
-    auto A = rnd<T>(count, n, n, 600 + n);
-    auto B = rnd<T>(count, n, 1, 700 + n);
+    auto A = random_batch<T>(count, n, n, 600 + n);
+    auto B = random_batch<T>(count, n, 1, 700 + n);
     A[0].col(n - 1).setZero();        // info n
     A[150].col(n / 2).setZero();      // info n/2 + 1
     A[count - 1].setZero();           // info 1
@@ -280,7 +264,7 @@ TYPED_TEST(BatchedGpu, FailingMembersExactInfoOthersUnaffected) {
       if (!want) ASSERT_LE(berr<T>(A[b], X[b], B[b]), kLimit) << "n=" << n << " member " << b;
     }
     // Cholesky: minor j+1 fails where A(j,j) = -1.
-    auto S = spd<T>(count, n, 800 + n);
+    auto S = spd_batch<T>(count, n, 800 + n);
     S[3](n / 3, n / 3) = T(-1);
     S[200](n - 1, n - 1) = std::numeric_limits<T>::quiet_NaN();
     for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
@@ -304,9 +288,9 @@ TYPED_TEST(BatchedGpu, PointerArrayMatchesStrided) {
   using T = TypeParam;
   for (index_t n : {index_t(3), index_t(16), index_t(32), index_t(48), index_t(129)}) {
     const index_t count = 37, k = 2, lda = n + 1;
-    auto A = rnd<T>(count, n, n, 900 + n);
-    auto S = spd<T>(count, n, 950 + n);
-    auto B = rnd<T>(count, n, k, 990 + n);
+    auto A = random_batch<T>(count, n, n, 900 + n);
+    auto S = spd_batch<T>(count, n, 950 + n);
+    auto B = random_batch<T>(count, n, k, 990 + n);
     for (int chol = 0; chol < 2; ++chol) {
       const auto& M = chol ? S : A;
       Dev<T> ref(M, lda, lda * n), refB(B, n, n * k);
@@ -365,8 +349,8 @@ TYPED_TEST(BatchedGpu, PointerArrayMatchesStrided) {
 TEST(BatchedGpuLarge, BlockKernelsBeyond65535Matrices) {
   DLA_REQUIRE_GPU();
   const index_t n = 40, count = 70001;
-  auto A = rnd<float>(count, n, n, 1400);
-  auto B = rnd<float>(count, n, 1, 1500);
+  auto A = random_batch<float>(count, n, n, 1400);
+  auto B = random_batch<float>(count, n, 1, 1500);
   A[count - 1].col(3).setZero();
   Dev<float> dA(A, n, n * n), dB(B, n, n);
   dla::DeviceBuffer<i32> p(count * n), info(count);
@@ -378,7 +362,7 @@ TEST(BatchedGpuLarge, BlockKernelsBeyond65535Matrices) {
     ASSERT_EQ(inf[b], b == count - 1 ? 4 : 0) << b;
     if (b % 37 == 0 || b == count - 2) ASSERT_LE(berr<float>(A[b], X[b], B[b]), kLimit) << b;
   }
-  auto S = spd<float>(count, n, 1600);
+  auto S = spd_batch<float>(count, n, 1600);
   Dev<float> dS(S, n, n * n), dC(B, n, n);
   ASSERT_EQ(dla::cuda::sposv_batched(nullptr, Uplo::Upper, n, 1, dS.data(), n, n * n, dC.data(), n,
                                      n, info.data(), count), 0);
@@ -417,8 +401,8 @@ TYPED_TEST(BatchedGpu, HighLevelCudaBackendMatchesHost) {
   const dla::Context host = dla::Context::host();
   for (index_t n : {index_t(4), index_t(32), index_t(65)}) {
     const index_t count = 500;
-    auto A = rnd<T>(count, n, n, 1100 + n);
-    auto B = rnd<T>(count, n, 3, 1200 + n);
+    auto A = random_batch<T>(count, n, n, 1100 + n);
+    auto B = random_batch<T>(count, n, 3, 1200 + n);
     A[42].col(1 % n).setZero();
     std::vector<i32> ig, ih;
     auto Xg = dla::solve_batched(gpu, A, B, dla::Method::LU, &ig);
@@ -432,7 +416,7 @@ TYPED_TEST(BatchedGpu, HighLevelCudaBackendMatchesHost) {
     auto lu = dla::lu_factor_batched(gpu, A);
     EXPECT_EQ(lu.backend, dla::Backend::Cuda);
     EXPECT_EQ(lu.info, ih);
-    auto S = spd<T>(count, n, 1300 + n);
+    auto S = spd_batch<T>(count, n, 1300 + n);
     auto Y = dla::solve_batched(gpu, S, B, dla::Method::Auto);
     for (index_t b = 0; b < count; ++b) ASSERT_LE(berr<T>(S[b], Y[b], B[b]), kLimit) << b;
   }

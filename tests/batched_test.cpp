@@ -25,27 +25,8 @@ using dla::test::Mat;
 
 constexpr double kLimit = 50.0;
 
-// Random batch: entries in [-1, 1), seed varies per member.
-template <class T>
-Batch<T> random_batch(index_t count, index_t rows, index_t cols, std::uint64_t seed) {
-  Batch<T> b(count, rows, cols);
-  for (index_t i = 0; i < count; ++i)
-    b[i] = dla::test::random_matrix<T>(rows, cols, seed * 1000003 + std::uint64_t(i));
-  return b;
-}
-
-// Symmetric positive definite: (M + M^T)/2 made diagonally dominant.
-template <class T>
-Batch<T> spd_batch(index_t count, index_t n, std::uint64_t seed) {
-  Batch<T> b(count, n, n);
-  for (index_t i = 0; i < count; ++i) {
-    Mat<T> m = dla::test::random_matrix<T>(n, n, seed * 7919 + std::uint64_t(i));
-    Mat<T> s = (m + m.transpose()) / T(2);
-    s.diagonal().array() += T(n);
-    b[i] = s;
-  }
-  return b;
-}
+using dla::test::random_batch;
+using dla::test::spd_batch;
 
 template <class T>
 double eps() { return double(std::numeric_limits<T>::epsilon()); }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 
+#include "dla/core/batch.hpp"
 #include "dla/core/device_info.hpp"
 
 // GPU tests call this first: without a device they skip with the reason, so CI
@@ -56,5 +57,27 @@ Mat<T> small_int_matrix(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed
 
 template <class T>
 T quiet_nan() { return std::numeric_limits<T>::quiet_NaN(); }
+
+// A batch of random matrices: entries in [-1, 1), a different seed per member.
+template <class T>
+Batch<T> random_batch(index_t count, index_t rows, index_t cols, std::uint64_t seed) {
+  Batch<T> b(count, rows, cols);
+  for (index_t i = 0; i < count; ++i)
+    b[i] = random_matrix<T>(rows, cols, seed * 1000003 + std::uint64_t(i));
+  return b;
+}
+
+// A batch of symmetric positive definite matrices: (M + M^T)/2 + n I.
+template <class T>
+Batch<T> spd_batch(index_t count, index_t n, std::uint64_t seed) {
+  Batch<T> b(count, n, n);
+  for (index_t i = 0; i < count; ++i) {
+    Mat<T> m = random_matrix<T>(n, n, seed * 7919 + std::uint64_t(i));
+    Mat<T> s = (m + m.transpose()) / T(2);
+    s.diagonal().array() += T(n);
+    b[i] = s;
+  }
+  return b;
+}
 
 }  // namespace dla::test

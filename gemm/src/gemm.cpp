@@ -45,15 +45,6 @@ void gemm_host(Op opA, Op opB, T alpha, HostView<const T> A, HostView<const T> B
 }
 
 template <class T>
-int device_gemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, T alpha, const T* A,
-                index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
-  if constexpr (std::is_same_v<T, float>)
-    return cuda::sgemm(s, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  else
-    return cuda::dgemm(s, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-template <class T>
 void gemm_device(const Context& ctx, Op opA, Op opB, T alpha, DeviceView<const T> A,
                  DeviceView<const T> B, T beta, DeviceView<T> C) {
   if (!ctx.is_cuda())
@@ -61,7 +52,7 @@ void gemm_device(const Context& ctx, Op opA, Op opB, T alpha, DeviceView<const T
   check_shapes(opA, opB, A, B, C);
   ctx.activate();
   const index_t k = opA == Op::N ? A.cols : A.rows;
-  const int info = device_gemm<T>(ctx.stream(), opA, opB, C.rows, C.cols, k, alpha, A.data, A.ld,
+  const int info = cuda::gemm(ctx.stream(), opA, opB, C.rows, C.cols, k, alpha, A.data, A.ld,
                                   B.data, B.ld, beta, C.data, C.ld);
   if (info != 0) throw_bad_argument(std::is_same_v<T, float> ? "sgemm" : "dgemm", info);
 }

@@ -2,8 +2,10 @@
 // Internal pieces of the CUDA LU (not installed): the panel, the row swaps,
 // and the typed dispatch to dla's own GEMM and TRSM.
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
+#include "dla/core/error.hpp"
 #include "dla/core/types.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
@@ -61,20 +63,17 @@ template <class T>
 inline void gemm(stream_t s, Op a, Op b, index_t m, index_t n, index_t k, T alpha, const T* A,
                  index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
   if (m <= 0 || n <= 0) return;
-  if constexpr (std::is_same_v<T, float>)
-    sgemm(s, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  else
-    dgemm(s, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  // The arguments are valid by construction; a failure here is a bug.
+  if (const int info = cuda::gemm(s, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
+    throw Error("getrf: internal GEMM call rejected argument " + std::to_string(-info));
 }
 
 template <class T>
 inline void trsm(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n,
                  T alpha, const T* A, index_t lda, T* B, index_t ldb) {
   if (m <= 0 || n <= 0) return;
-  if constexpr (std::is_same_v<T, float>)
-    strsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
-  else
-    dtrsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
+  if (const int info = cuda::trsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb))
+    throw Error("getrf: internal trsm call rejected argument " + std::to_string(-info));
 }
 
 }  // namespace dla::cuda::detail

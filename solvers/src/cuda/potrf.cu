@@ -30,25 +30,15 @@ constexpr index_t kLeaf = 64;  // order of the diagonal blocks potf2_kernel fact
 template <class T>
 void gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, const T* A,
             index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
-  int info;
-  if constexpr (std::is_same_v<T, float>)
-    info = sgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  else
-    info = dgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   // The arguments are valid by construction; a failure here is a bug.
-  if (info != 0)
+  if (const int info = gemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
     throw Error("potrf: internal GEMM call rejected argument " + std::to_string(-info));
 }
 
 template <class T>
 void trsm_t(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n, T alpha,
             const T* A, index_t lda, T* B, index_t ldb) {
-  int info;
-  if constexpr (std::is_same_v<T, float>)
-    info = strsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
-  else
-    info = dtrsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
-  if (info != 0)
+  if (const int info = trsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb))
     throw Error("potrf: internal trsm call rejected argument " + std::to_string(-info));
 }
 

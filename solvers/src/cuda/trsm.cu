@@ -21,15 +21,10 @@ namespace {
 template <class T>
 int gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, const T* A,
            index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
-  int info;
-  if constexpr (std::is_same_v<T, float>)
-    info = sgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  else
-    info = dgemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   // The arguments are valid by construction; a failure here is a bug.
-  if (info != 0)
+  if (const int info = gemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
     throw Error("trsm: internal GEMM call rejected argument " + std::to_string(-info));
-  return info;
+  return 0;
 }
 
 template <class T>

@@ -21,6 +21,18 @@ int dgemm(stream_t stream, Op opA, Op opB, index_t m, index_t n, index_t k, doub
           const double* A, index_t lda, const double* B, index_t ldb, double beta, double* C,
           index_t ldc);
 
+// Overloads by element type, for code templated on float/double.
+inline int gemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, float alpha,
+                const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C,
+                index_t ldc) {
+  return sgemm(s, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+inline int gemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, double alpha,
+                const double* A, index_t lda, const double* B, index_t ldb, double beta,
+                double* C, index_t ldc) {
+  return dgemm(s, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 // The SGEMM kernel variants by name: the seed progression of DESIGN.md
 // ("naive", "smem32", "smem32_vec4", "volkov_nn", "reg128", "reg128_vec4_db"),
 // the tuned configurations, and "auto" (what sgemm() dispatches to).

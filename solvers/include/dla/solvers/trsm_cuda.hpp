@@ -17,4 +17,14 @@ int strsm(stream_t stream, Side side, Uplo uplo, Op opA, Diag diag, index_t m, i
 int dtrsm(stream_t stream, Side side, Uplo uplo, Op opA, Diag diag, index_t m, index_t n,
           double alpha, const double* A, index_t lda, double* B, index_t ldb);
 
+// Overloads by element type, for code templated on float/double.
+inline int trsm(stream_t s, Side side, Uplo uplo, Op opA, Diag diag, index_t m, index_t n,
+                float alpha, const float* A, index_t lda, float* B, index_t ldb) {
+  return strsm(s, side, uplo, opA, diag, m, n, alpha, A, lda, B, ldb);
+}
+inline int trsm(stream_t s, Side side, Uplo uplo, Op opA, Diag diag, index_t m, index_t n,
+                double alpha, const double* A, index_t lda, double* B, index_t ldb) {
+  return dtrsm(s, side, uplo, opA, diag, m, n, alpha, A, lda, B, ldb);
+}
+
 }  // namespace dla::cuda
