@@ -104,9 +104,19 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
   }
   int my_info = 0;
 
+  // Column j of a register row, picked by an unrolled select (j is a run-time
+  // value: the column loop is rolled so that its body stays in the
+  // instruction cache; unrolled, each of the ~NB x 250 instructions was a
+  // cold fetch and the leaf took ~4 us per column).
+  auto col = [](const T(&row)[NB], int j) {
+    T v = T(0);
 #pragma unroll
-  for (int j = 0; j < NB; ++j) {
-    if (j >= w) break;
+    for (int c = 0; c < NB; ++c)
+      if (c == j) v = row[c];
+    return v;
+  };
+#pragma unroll 1
+  for (int j = 0; j < w; ++j) {
     const int p = j & 1;
     // 1. block-local candidate for column j
     T bv = T(-1);
@@ -114,7 +124,7 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
     int bb = 0;
 #pragma unroll
     for (int r = 0; r < R; ++r)
-      if (li[r] >= j && li[r] < M) better(bv, bi, bb, fabs(a[r][j]), li[r], 0);
+      if (li[r] >= j && li[r] < M) better(bv, bi, bb, fabs(col(a[r], j)), li[r], 0);
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
       const T ov = __shfl_down_sync(0xffffffffu, bv, off);
@@ -182,7 +192,7 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
     }
     __syncthreads();
     const index_t piv = s_piv;
-    const T pivval = s_u[j];
+    const T pivval = s_u[j];  // shared memory: run-time index is fine
     if (b == 0 && tid == 0) {
       ipiv[k0 + j] = static_cast<std::int32_t>(k0 + piv + 1);
       if (pivval == T(0) && my_info == 0) my_info = j + 1;
@@ -205,10 +215,12 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         if (li[r] > j && li[r] < M) {
-          const T l = a[r][j] * inv;
-          a[r][j] = l;
+          const T l = col(a[r], j) * inv;
 #pragma unroll
-          for (int c = j + 1; c < NB; ++c) a[r][c] -= l * s_u[c];
+          for (int c = 0; c < NB; ++c) {
+            if (c == j) a[r][c] = l;
+            else if (c > j) a[r][c] -= l * s_u[c];
+          }
         }
       }
     }

@@ -53,11 +53,20 @@ __global__ void __launch_bounds__(256) potf2_kernel(T* A, index_t lda, int k, bo
     const int j = tc + C * q;
     a[q] = (tr < k && j < k && tr >= j) ? S[tr][j] : T(0);
   }
-#pragma unroll
-  for (int c = 0; c < NB; ++c) {
-    if (c >= k) break;
+  // The step loop stays rolled: unrolled, its ~NB x 60 instructions run once
+  // each, straight from L2 (instruction-cache misses made this kernel ~7x
+  // slower). Register elements are picked and written by unrolled selects
+  // over q, so nothing is indexed at run time.
+#pragma unroll 1
+  for (int c = 0; c < k; ++c) {
     T* buf = colbuf[c & 1];
-    if (tc == c % C && tr >= c) buf[tr] = a[c / C];
+    const int qc = c / C;
+    const bool owner = tc == c % C;
+    T mine = T(0);
+#pragma unroll
+    for (int q = 0; q < Q; ++q)
+      if (q == qc) mine = a[q];
+    if (owner && tr >= c) buf[tr] = mine;
     __syncthreads();
     const T d = buf[c];
     if (!(d > T(0))) {  // also catches NaN; uniform over the block
@@ -66,13 +75,16 @@ __global__ void __launch_bounds__(256) potf2_kernel(T* A, index_t lda, int k, bo
     }
     const T rd = T(1) / d;
     const T ai = tr >= c ? buf[tr] : T(0);  // rows above c: not published this step
-    if (tc == c % C) {
-      if (tr > c) a[c / C] = ai / sqrt_t(d);
-      else if (tr == c) a[c / C] = sqrt_t(d);
+    if (owner && tr >= c) {
+      const T sd = sqrt_t(d);
+      const T v = tr > c ? ai / sd : sd;
+#pragma unroll
+      for (int q = 0; q < Q; ++q)
+        if (q == qc) a[q] = v;
     }
     const T li = ai * rd;  // A(i, c) / d
 #pragma unroll
-    for (int q = c / C; q < Q; ++q) {
+    for (int q = 0; q < Q; ++q) {
       const int j = tc + C * q;
       if (j > c && tr >= j) a[q] -= li * buf[j];
     }
