@@ -121,6 +121,37 @@ TEST(LuGpu, SwapPlansEqualPlainLaswp) {
   }
 }
 
+// The cluster leaf (default on sm_90, strips up to 16384 rows) and the
+// cooperative grid-barrier leaf (DLA_GETRF_NO_CLUSTER=1) run the same
+// arithmetic: same pivots, same factors. Sizes cover 1 CTA, partial and full
+// 16-CTA clusters, and a strip too tall for a cluster (float: > 16384 rows).
+TEST(LuGpu, ClusterLeafEqualsCooperativeLeaf) {
+  DLA_REQUIRE_GPU();
+  const Context ctx(Backend::Cuda);
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {1, 1}, {33, 33}, {300, 40}, {1000, 1000}, {5000, 300}, {16384, 64}, {17000, 40}}) {
+    SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n);
+    const Matrix<float> A = random_matrix<float>(m, n, 77 + m);
+    const LU<float> cl = lu_factor(ctx, A);
+    LU<float> coop;
+    {
+      ScopedEnv env("DLA_GETRF_NO_CLUSTER", "1");
+      coop = lu_factor(ctx, A);
+    }
+    EXPECT_EQ(cl.ipiv, coop.ipiv);
+    EXPECT_EQ(cl.info, coop.info);
+    EXPECT_LE((cl.factors - coop.factors).cwiseAbs().maxCoeff(), 1e-4f) << "factors differ";
+    EXPECT_LE(factor_backward_error<float>(Mat<float>(A), Mat<float>(cl.factors), cl.ipiv), kLimit);
+  }
+  {  // double: 2 rows per thread, 16 CTAs
+    const Matrix<double> A = random_matrix<double>(8000, 40, 5);
+    const LU<double> cl = lu_factor(ctx, A);
+    ScopedEnv env("DLA_GETRF_NO_CLUSTER", "1");
+    const LU<double> coop = lu_factor(ctx, A);
+    EXPECT_EQ(cl.ipiv, coop.ipiv);
+  }
+}
+
 template <class T>
 void gpu_solve_check(Eigen::Index n, Eigen::Index nrhs, Op op, std::uint64_t seed) {
   SCOPED_TRACE(::testing::Message() << "n=" << n << " nrhs=" << nrhs << " op=" << to_string(op));

@@ -22,6 +22,7 @@
 #include <cooperative_groups.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 
@@ -236,6 +237,273 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
   if (b == 0 && tid == 0 && my_info != 0 && *info == 0) *info = static_cast<int>(k0 + my_info);
 }
 
+// ---------------------------------------------------------------------------
+// Cluster leaf (Hopper thread-block clusters): the same column algorithm, but
+// the strip is spread over ONE cluster of CS <= 16 CTAs (256 threads, R rows
+// per thread) and the per-column exchange goes through distributed shared
+// memory with a hardware cluster barrier instead of global memory and a
+// software grid barrier. Per column j:
+//   1. block-local candidate (warp shuffles, one __syncthreads); its owner
+//      thread publishes (|value|, row) and the candidate row in the CTA's own
+//      shared memory; CTA 0 also publishes row j (rows < 32 live in CTA 0);
+//      buffers double-buffered by the parity of j;
+//   2. cluster.sync() (barrier.cluster arrive.release / wait.acquire);
+//   3. every warp reads the CS candidates from the other CTAs' shared memory
+//      and reduces them (first row on ties); 64 threads copy the pivot row and
+//      row j into local shared memory; __syncthreads; swap, scale, rank-1
+//      update in registers.
+// Why double buffering is enough: a CTA writes buffer p at column j + 2 only
+// after the cluster barrier of column j + 1, which every CTA reaches after
+// its reads of column j. A final cluster.sync() keeps every CTA's shared
+// memory alive until the last remote read.
+constexpr int kClusterThreads = 256;
+constexpr int kMaxCluster = 16;
+
+template <class T, int NB>
+struct ClusterPub {
+  T row[2][NB];   // candidate row, by parity
+  T diag[2][NB];  // row j (CTA 0 only), by parity
+  T val[2];
+  int idx[2];
+};
+
+template <class T>
+__device__ __forceinline__ void better32(T& bv, int& bi, int& bb, T v, int i, int b) {
+  if (v > bv || (v == bv && i < bi)) { bv = v; bi = i; bb = b; }
+}
+
+// Instruction diet (ncu: the first version executed ~700 instructions per row
+// and column, issue-bound at 4 rows per thread): 32-bit row indices (the
+// driver guarantees m < 2^31), the owner-only row copies behind warp-uniform
+// __any_sync guards, and the rank-1 update as unpredicated FMAs with a
+// shared vector um[c] = (c > j ? u[c] : 0).
+template <class T, int NB, int R>
+__global__ void __launch_bounds__(kClusterThreads)
+leaf_cluster_kernel(int M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv, int* info) {
+  cg::cluster_group cluster = cg::this_cluster();
+  constexpr int kWarps = kClusterThreads / 32;
+  constexpr int kNone = INT_MAX;
+  __shared__ ClusterPub<T, NB> pub;
+  __shared__ __align__(16) T s_um[NB];
+  __shared__ T s_u[NB], s_d[NB];
+  __shared__ T s_wval[kWarps];
+  __shared__ int s_widx[kWarps];
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int b = int(cluster.block_rank()), CS = int(cluster.num_blocks());
+  T* A0 = A + k0 + k0 * lda;
+
+  T a[R][NB];
+  int li[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    li[r] = b * (kClusterThreads * R) + r * kClusterThreads + tid;
+    const bool ok = li[r] < M;
+#pragma unroll
+    for (int c = 0; c < NB; ++c) a[r][c] = (ok && c < w) ? A0[li[r] + index_t(c) * lda] : T(0);
+  }
+  auto warp_best = [](T& bv, int& bi, int& bb) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+      const T ov = __shfl_xor_sync(0xffffffffu, bv, off);
+      const int oi = __shfl_xor_sync(0xffffffffu, bi, off);
+      const int ob = __shfl_xor_sync(0xffffffffu, bb, off);
+      better32(bv, bi, bb, ov, oi, ob);
+    }
+  };
+  int my_info = 0;
+
+#pragma unroll 1
+  for (int j = 0; j < w; ++j) {
+    const int p = j & 1;
+    // column j of every register row (one select chain, shared predicates)
+    T aj[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) aj[r] = T(0);
+#pragma unroll
+    for (int c = 0; c < NB; ++c)
+      if (c == j) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) aj[r] = a[r][c];
+      }
+    // 1. block-local candidate
+    T bv = T(-1);
+    int bi = kNone, bb = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (li[r] >= j && li[r] < M) better32(bv, bi, bb, fabs(aj[r]), li[r], 0);
+    warp_best(bv, bi, bb);
+    if (lane == 0) { s_wval[warp] = bv; s_widx[warp] = bi; }
+    __syncthreads();
+    bv = lane < kWarps ? s_wval[lane] : T(-1);
+    bi = lane < kWarps ? s_widx[lane] : kNone;
+    warp_best(bv, bi, bb);  // every warp: the block's candidate
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const bool own_c = li[r] == bi, own_j = li[r] == j;
+      if (__any_sync(0xffffffffu, own_c || own_j)) {
+        if (own_c) {
+#pragma unroll
+          for (int c = 0; c < NB; ++c) pub.row[p][c] = a[r][c];
+        }
+        if (own_j) {
+#pragma unroll
+          for (int c = 0; c < NB; ++c) pub.diag[p][c] = a[r][c];
+        }
+      }
+    }
+    if (tid == 0) { pub.val[p] = bv; pub.idx[p] = bi; }
+    cluster.sync();
+    // 3. the cluster's pivot, reduced by every warp from the CTAs' candidates
+    bv = T(-1);
+    bi = kNone;
+    bb = 0;
+    if (lane < CS) {
+      const ClusterPub<T, NB>* rp = cluster.map_shared_rank(&pub, lane);
+      bv = rp->val[p];
+      bi = rp->idx[p];
+      bb = lane;
+    }
+    warp_best(bv, bi, bb);
+    // All-NaN column (no comparable value): keep row j, like isamax.
+    if (!(bi >= j && bi < M)) { bi = j; bb = -1; }
+    const int piv = bi;
+    const ClusterPub<T, NB>* p0 = cluster.map_shared_rank(&pub, 0);
+    if (tid < NB) {
+      const T u = bb >= 0 ? cluster.map_shared_rank(&pub, bb)->row[p][tid] : p0->diag[p][tid];
+      s_u[tid] = u;
+      s_um[tid] = tid > j ? u : T(0);
+    } else if (tid < 2 * NB) {
+      s_d[tid - NB] = p0->diag[p][tid - NB];
+    }
+    __syncthreads();
+    const T pivval = s_u[j];
+    if (b == 0 && tid == 0) {
+      ipiv[k0 + j] = static_cast<std::int32_t>(k0 + piv + 1);
+      if (pivval == T(0) && my_info == 0) my_info = j + 1;
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const bool to_d = li[r] == piv && piv != j, to_u = li[r] == j;
+      if (__any_sync(0xffffffffu, to_d || to_u)) {
+        if (to_d) {
+#pragma unroll
+          for (int c = 0; c < NB; ++c) a[r][c] = s_d[c];
+          aj[r] = s_d[j];
+        }
+        if (to_u) {
+#pragma unroll
+          for (int c = 0; c < NB; ++c) a[r][c] = s_u[c];
+          aj[r] = s_u[j];
+        }
+      }
+    }
+    if (pivval != T(0)) {
+      const T inv = T(1) / pivval;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (li[r] > j && li[r] < M) {
+          const T l = aj[r] * inv;
+#pragma unroll
+          for (int c = 0; c < NB; ++c) a[r][c] -= l * s_um[c];
+#pragma unroll
+          for (int c = 0; c < NB; ++c)
+            if (c == j) a[r][c] = l;
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (li[r] < M) {
+#pragma unroll
+      for (int c = 0; c < NB; ++c)
+        if (c < w) A0[li[r] + index_t(c) * lda] = a[r][c];
+    }
+  }
+  if (b == 0 && tid == 0 && my_info != 0 && *info == 0) *info = static_cast<int>(k0 + my_info);
+  cluster.sync();  // no CTA leaves while another may still read its shared memory
+}
+
+// Rows per thread: the fewest that fit the strip in one cluster of <= 16
+// CTAs (fewer rows per SM: less issue time per column). float up to 4
+// (16384 rows), double up to 2 (8192 rows) within the register limit.
+template <class T>
+constexpr int cluster_max_rows() { return sizeof(T) == 4 ? 4 : 2; }
+
+template <class T, int R>
+cudaLaunchConfig_t cluster_config(int cs, cudaLaunchAttribute* attr, cudaStream_t st) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(cs));
+  cfg.blockDim = dim3(kClusterThreads);
+  cfg.stream = st;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = unsigned(cs);
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+// Whether clusters of `cs` CTAs of this kernel can run here (cached per device,
+// R and size; false on devices without clusters or when refused).
+// DLA_GETRF_NO_CLUSTER=1 forces the cooperative leaf (comparison runs, tests).
+template <class T, int R>
+bool cluster_ok(int cs) {
+  static int cached[64][kMaxCluster + 1] = {};
+  int dev = 0;
+  DLA_CUDA_CHECK(cudaGetDevice(&dev));
+  int& c = cached[dev & 63][cs];
+  if (c == 0) {
+    c = -1;
+    int major = 0;
+    DLA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    auto* kern = leaf_cluster_kernel<T, kLeafCols, R>;
+    if (major >= 9) {
+      if (cs > 8)
+        DLA_CUDA_CHECK(
+            cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+      cudaLaunchAttribute attr{};
+      const cudaLaunchConfig_t cfg = cluster_config<T, R>(cs, &attr, nullptr);
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg) == cudaSuccess && clusters > 0)
+        c = 1;
+      (void)cudaGetLastError();  // a refused query leaves no sticky error
+    }
+  }
+  return c > 0;
+}
+
+template <class T, int R>
+bool launch_cluster(stream_t s, index_t M, index_t k0, int w, T* A, index_t lda,
+                    std::int32_t* ipiv, int* info) {
+  const index_t cs = (M + kClusterThreads * R - 1) / (kClusterThreads * R);
+  if (cs > kMaxCluster || !cluster_ok<T, R>(int(cs))) return false;
+  cudaLaunchAttribute attr{};
+  const cudaLaunchConfig_t cfg =
+      cluster_config<T, R>(int(cs), &attr, reinterpret_cast<cudaStream_t>(s));
+  DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, leaf_cluster_kernel<T, kLeafCols, R>, int(M), k0, w, A,
+                                    lda, ipiv, info));
+  DLA_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+template <class T>
+bool try_leaf_cluster(stream_t s, index_t m, index_t k0, int w, T* A, index_t lda,
+                      std::int32_t* ipiv, int* info) {
+  const index_t M = m - k0;
+  if (const char* e = std::getenv("DLA_GETRF_NO_CLUSTER"); e && *e && *e != '0') return false;
+  if (M <= index_t(kMaxCluster) * kClusterThreads)
+    return launch_cluster<T, 1>(s, M, k0, w, A, lda, ipiv, info);
+  if (M <= index_t(kMaxCluster) * kClusterThreads * 2)
+    return launch_cluster<T, 2>(s, M, k0, w, A, lda, ipiv, info);
+  if constexpr (cluster_max_rows<T>() >= 4)
+    if (M <= index_t(kMaxCluster) * kClusterThreads * 4)
+      return launch_cluster<T, 4>(s, M, k0, w, A, lda, ipiv, info);
+  return false;
+}
+
 template <class T, int R>
 int max_coop_blocks() {
   static int cached[64] = {0};
@@ -271,6 +539,7 @@ bool try_leaf(stream_t s, index_t m, index_t k0, int w, T* A, index_t lda, std::
 template <class T>
 void leaf(stream_t s, index_t m, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
           int* info, void* ws) {
+  if (try_leaf_cluster<T>(s, m, k0, w, A, lda, ipiv, info)) return;
   if (try_leaf<T, 1>(s, m, k0, w, A, lda, ipiv, info, ws)) return;
   if (try_leaf<T, 2>(s, m, k0, w, A, lda, ipiv, info, ws)) return;
   if (try_leaf<T, 4>(s, m, k0, w, A, lda, ipiv, info, ws)) return;
