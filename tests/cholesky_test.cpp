@@ -213,6 +213,25 @@ TEST(CholeskyDevice, StopsAtKnownMinor) {
   expect_minor<float>(gpu, 4500, 4321, Uplo::Lower);
 }
 
+// Orders <= 256 are one potrf_diag_kernel launch: partial and full 32-wide
+// sub-panels, failing minors on sub-panel edges and deep inside, both uplo.
+TEST(CholeskyDevice, DiagonalBlockKernel) {
+  DLA_REQUIRE_GPU();
+  const dla::Context gpu(dla::Backend::Cuda);
+  std::uint64_t seed = 7000;
+  for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
+    for (index_t n : {index_t(31), index_t(32), index_t(33), index_t(100), index_t(255),
+                      index_t(256)}) {
+      check_factor_and_solve<float>(gpu, n, u, 3, seed++);
+      check_factor_and_solve<double>(gpu, n, u, 2, seed++);
+    }
+    for (index_t k : {index_t(0), index_t(31), index_t(32), index_t(200), index_t(255)}) {
+      expect_minor<float>(gpu, 256, k, u);
+      expect_minor<double>(gpu, 256, k, u);
+    }
+  }
+}
+
 #if DLA_HAVE_CUDA
 // Low level: device info, odd lda, the other triangle and the padding untouched.
 template <class T>
@@ -317,6 +336,20 @@ TEST(CholeskyDevice, NaNFailsAtItsPivot) {
     EXPECT_EQ(nan_info<float>(300, u, 200, 3), 201);  // through panel trsm and update
     EXPECT_EQ(nan_info<double>(300, u, 63, 0), 64);   // last pivot of a leaf
     EXPECT_EQ(nan_info<double>(1100, u, 1099, 1099), 1100);
+  }
+}
+
+// The single-launch diagonal block (n = 256) at the low level: info, untouched
+// triangle and padding, NaN off the diagonal inside a later sub-panel.
+TEST(CholeskyDevice, DiagonalBlockKernelLowLevel) {
+  DLA_REQUIRE_GPU();
+  for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
+    low_level_case<float>(256, -1, u);
+    low_level_case<float>(256, 200, u);
+    low_level_case<double>(256, -1, u);
+    low_level_case<double>(256, 200, u);
+    EXPECT_EQ(nan_info<float>(256, u, 200, 100), 201);
+    EXPECT_EQ(nan_info<double>(256, u, 255, 255), 256);
   }
 }
 

@@ -1,8 +1,10 @@
 // Cholesky factorization on the device: blocked right-looking, GPU-resident.
 //
 //   for each block column j (width jb <= nb):
-//     factor the diagonal block      (recursively: 64-wide blocks by potf2_kernel
-//                                     in shared memory, the rest trsm + syrk)
+//     factor the diagonal block      one potrf_diag_kernel launch when
+//                                     jb <= kDiagMax (256); larger blocks
+//                                     (nb = 384, 512) recursively: 256-wide
+//                                     diagonal kernels, trsm and syrk
 //     panel solve                    L21 = A21 L11^-T through strsm
 //     trailing update                A22 -= L21 L21^T, only the stored triangle:
 //                                     diagonal nb-blocks by syrk_diag_kernel (one
@@ -24,8 +26,6 @@
 
 namespace dla::cuda {
 namespace {
-
-constexpr index_t kLeaf = 64;  // order of the diagonal blocks potf2_kernel factors
 
 template <class T>
 void gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, const T* A,
@@ -106,9 +106,13 @@ struct Potrf {
     offdiag(C + r1 + r1 * lda, upper ? P + r1 * lda : P + r1, r2, kk, w);
   }
 
-  void leaf(index_t off, index_t k) const {
-    detail::potf2_kernel<T, int(kLeaf)><<<1, 256, 0, s>>>(at(off, off), lda, int(k), upper,
-                                                             info, off);
+  // The diagonal block of order k <= kDiagMax at (off, off): one launch.
+  void diag(index_t off, index_t k) const {
+    constexpr std::size_t smem = detail::potrf_diag_smem_bytes<T>();  // > 48 KB: opt in
+    auto* kernel = &detail::potrf_diag_kernel<T>;
+    DLA_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    kernel<<<1, detail::diag_threads<T>(), smem, s>>>(at(off, off), lda, int(k), upper, info, off);
     DLA_CUDA_CHECK_LAUNCH();
   }
 
@@ -143,8 +147,7 @@ struct Potrf {
     for (index_t j = 0; j < n; j += nb) {
       const index_t jb = std::min(nb, n - j);
       const index_t r = n - j - jb;
-      if (jb <= kLeaf) c.leaf(j, jb);
-      else c.factor(j, jb, kLeaf);
+      c.factor(j, jb, detail::kDiagMax);
       c.panel(j, jb, r);
       if (r == 0) break;
       DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
@@ -171,14 +174,14 @@ struct Potrf {
     DLA_CUDA_CHECK(cudaStreamWaitEvent(caller, res.rest_done, 0));
   }
 
-  // Blocked right-looking factorization of the n x n block at (off, off).
+  // Blocked right-looking factorization of the n x n block at (off, off);
+  // blocks of order <= kDiagMax in one potrf_diag_kernel launch.
   void factor(index_t off, index_t n, index_t nb) const {
-    if (n <= kLeaf) return leaf(off, n);
+    if (n <= detail::kDiagMax) return diag(off, n);
     for (index_t j = 0; j < n; j += nb) {
       const index_t jb = std::min(nb, n - j);
       const index_t r = n - j - jb;
-      if (jb <= kLeaf) leaf(off + j, jb);
-      else factor(off + j, jb, kLeaf);
+      factor(off + j, jb, detail::kDiagMax);
       panel(off + j, jb, r);
       syrk(off + j + jb, r, off + j, jb, nb);
     }
@@ -215,7 +218,9 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
   if (n == 0) return 0;
   Potrf<T> p{s, uplo == Uplo::Upper, A, lda, info};
   const index_t nb = potrf_block_size(n);
-  if (n > 2 * nb && lookahead_enabled()) p.factor_lookahead(n, nb);
+  // n <= kDiagMax: the whole matrix is one diagonal block, one launch
+  // (factor's first line), whatever nb says.
+  if (n > 2 * nb && n > detail::kDiagMax && lookahead_enabled()) p.factor_lookahead(n, nb);
   else p.factor(0, n, nb);
   return 0;
 }
