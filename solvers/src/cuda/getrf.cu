@@ -260,9 +260,12 @@ index_t getrf_block_size(index_t m, index_t n) {
     const long v = std::strtol(e, nullptr, 10);
     if (v >= 1) return index_t(v);
   }
+  // H200 sweep (DLA_GETRF_NB, 2026-11-29, with the cluster leaf and the
+  // inverse U12): n = 4096: nb 128/256/384 = 16.1/16.9/18.3 ms; n = 8192:
+  // 38.9/41.0/44.2 ms. 16384 keeps 256 (128.2 ms; 128 not measured there).
   const index_t k = m < n ? m : n;
   if (k <= 1536) return 64;
-  if (k <= 6144) return 128;
+  if (k <= 12288) return 128;
   return 256;
 }
 
