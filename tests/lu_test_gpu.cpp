@@ -101,6 +101,23 @@ TEST(LuGpu, BlockSizesFromEnvironment) {
   EXPECT_GT(p.gemm_ms, 0.0);
 }
 
+// Factors A twice, by default and with the environment variable `var` set to
+// 1 (another code path for the same operation), and checks both agree: same
+// pivots and info, factors within `tol` (a wrong row move or update differs
+// by O(1)).
+template <class T>
+void expect_same_lu_with_env(const Context& ctx, const Matrix<T>& A, const char* var, T tol) {
+  const LU<T> def = lu_factor(ctx, A);
+  LU<T> alt;
+  {
+    ScopedEnv env(var, "1");
+    alt = lu_factor(ctx, A);
+  }
+  EXPECT_EQ(def.ipiv, alt.ipiv) << var;
+  EXPECT_EQ(def.info, alt.info) << var;
+  EXPECT_LE((def.factors - alt.factors).cwiseAbs().maxCoeff(), tol) << "factors differ, " << var;
+}
+
 // The swap plans (default) and the plain per-column laswp (DLA_GETRF_SIMPLE_SWAP=1)
 // move the same data: same pivots, and factors equal up to GEMM rounding (exactly
 // equal when dla's GEMM is deterministic); a wrong move would differ by O(1).
@@ -109,15 +126,8 @@ TEST(LuGpu, SwapPlansEqualPlainLaswp) {
   const Context ctx(Backend::Cuda);
   for (auto [m, n] : std::vector<std::pair<int, int>>{{1000, 1000}, {3001, 3001}, {2000, 700}, {700, 2000}}) {
     SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n);
-    const Matrix<float> A = random_matrix<float>(m, n, 31 + m);
-    const LU<float> fast = lu_factor(ctx, A);
-    LU<float> plain;
-    {
-      ScopedEnv env("DLA_GETRF_SIMPLE_SWAP", "1");
-      plain = lu_factor(ctx, A);
-    }
-    EXPECT_EQ(fast.ipiv, plain.ipiv);
-    EXPECT_LE((fast.factors - plain.factors).cwiseAbs().maxCoeff(), 1e-3f) << "factors differ";
+    expect_same_lu_with_env<float>(ctx, random_matrix<float>(m, n, 31 + m), "DLA_GETRF_SIMPLE_SWAP",
+                                   1e-3f);
   }
 }
 
@@ -132,24 +142,13 @@ TEST(LuGpu, ClusterLeafEqualsCooperativeLeaf) {
            {1, 1}, {33, 33}, {300, 40}, {1000, 1000}, {5000, 300}, {16384, 64}, {17000, 40}}) {
     SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n);
     const Matrix<float> A = random_matrix<float>(m, n, 77 + m);
+    expect_same_lu_with_env<float>(ctx, A, "DLA_GETRF_NO_CLUSTER", 1e-4f);
     const LU<float> cl = lu_factor(ctx, A);
-    LU<float> coop;
-    {
-      ScopedEnv env("DLA_GETRF_NO_CLUSTER", "1");
-      coop = lu_factor(ctx, A);
-    }
-    EXPECT_EQ(cl.ipiv, coop.ipiv);
-    EXPECT_EQ(cl.info, coop.info);
-    EXPECT_LE((cl.factors - coop.factors).cwiseAbs().maxCoeff(), 1e-4f) << "factors differ";
     EXPECT_LE(factor_backward_error<float>(Mat<float>(A), Mat<float>(cl.factors), cl.ipiv), kLimit);
   }
-  {  // double: 2 rows per thread, 16 CTAs
-    const Matrix<double> A = random_matrix<double>(8000, 40, 5);
-    const LU<double> cl = lu_factor(ctx, A);
-    ScopedEnv env("DLA_GETRF_NO_CLUSTER", "1");
-    const LU<double> coop = lu_factor(ctx, A);
-    EXPECT_EQ(cl.ipiv, coop.ipiv);
-  }
+  // double: 2 rows per thread, 16 CTAs
+  expect_same_lu_with_env<double>(ctx, random_matrix<double>(8000, 40, 5), "DLA_GETRF_NO_CLUSTER",
+                                  1e-10);
 }
 
 template <class T>

@@ -77,6 +77,33 @@ __device__ __forceinline__ void better(T& bv, index_t& bi, int& bb, T v, index_t
   if (v > bv || (v == bv && i < bi)) { bv = v; bi = i; bb = b; }
 }
 
+// Both leaf kernels keep the strip in registers: thread `tid` of block `b`
+// (of `nt` threads) holds rows li[r] = b nt R + r nt + tid, columns < w
+// (zeros beyond M rows and w columns). I: the row index type.
+template <class T, int NB, int R, class I>
+__device__ __forceinline__ void load_strip(T (&a)[R][NB], I (&li)[R], I b, int nt, int tid, I M,
+                                           int w, const T* A0, index_t lda) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    li[r] = b * (nt * R) + r * nt + tid;
+    const bool ok = li[r] < M;
+#pragma unroll
+    for (int c = 0; c < NB; ++c) a[r][c] = (ok && c < w) ? A0[li[r] + index_t(c) * lda] : T(0);
+  }
+}
+template <class T, int NB, int R, class I>
+__device__ __forceinline__ void store_strip(const T (&a)[R][NB], const I (&li)[R], I M, int w,
+                                            T* A0, index_t lda) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (li[r] < M) {
+#pragma unroll
+      for (int c = 0; c < NB; ++c)
+        if (c < w) A0[li[r] + index_t(c) * lda] = a[r][c];
+    }
+  }
+}
+
 template <class T, int NB, int R>
 __global__ void __launch_bounds__(kLeafThreads)
 leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv, int* info,
@@ -96,13 +123,7 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
 
   T a[R][NB];
   index_t li[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    li[r] = index_t(b) * (kLeafThreads * R) + r * kLeafThreads + tid;
-    const bool ok = li[r] < M;
-#pragma unroll
-    for (int c = 0; c < NB; ++c) a[r][c] = (ok && c < w) ? A0[li[r] + index_t(c) * lda] : T(0);
-  }
+  load_strip<T, NB, R>(a, li, index_t(b), kLeafThreads, tid, M, w, A0, lda);
   int my_info = 0;
 
   // Column j of a register row, picked by an unrolled select (j is a run-time
@@ -226,14 +247,7 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
       }
     }
   }
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    if (li[r] < M) {
-#pragma unroll
-      for (int c = 0; c < NB; ++c)
-        if (c < w) A0[li[r] + index_t(c) * lda] = a[r][c];
-    }
-  }
+  store_strip<T, NB, R>(a, li, M, w, A0, lda);
   if (b == 0 && tid == 0 && my_info != 0 && *info == 0) *info = static_cast<int>(k0 + my_info);
 }
 
@@ -295,13 +309,7 @@ leaf_cluster_kernel(int M, index_t k0, int w, T* A, index_t lda, std::int32_t* i
 
   T a[R][NB];
   int li[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    li[r] = b * (kClusterThreads * R) + r * kClusterThreads + tid;
-    const bool ok = li[r] < M;
-#pragma unroll
-    for (int c = 0; c < NB; ++c) a[r][c] = (ok && c < w) ? A0[li[r] + index_t(c) * lda] : T(0);
-  }
+  load_strip<T, NB, R>(a, li, b, kClusterThreads, tid, M, w, A0, lda);
   auto warp_best = [](T& bv, int& bi, int& bb) {
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
@@ -413,14 +421,7 @@ leaf_cluster_kernel(int M, index_t k0, int w, T* A, index_t lda, std::int32_t* i
       }
     }
   }
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    if (li[r] < M) {
-#pragma unroll
-      for (int c = 0; c < NB; ++c)
-        if (c < w) A0[li[r] + index_t(c) * lda] = a[r][c];
-    }
-  }
+  store_strip<T, NB, R>(a, li, M, w, A0, lda);
   if (b == 0 && tid == 0 && my_info != 0 && *info == 0) *info = static_cast<int>(k0 + my_info);
   cluster.sync();  // no CTA leaves while another may still read its shared memory
 }
