@@ -61,15 +61,6 @@ struct Blas<float> {
   static void trmv(cublasHandle_t h, cublasOperation_t op, int n, const float* A, float* x) {
     cublasStrmv(h, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT, n, A, n, x, 1);
   }
-  static void gemv(cublasHandle_t h, int n, int r, float alpha, const float* A, const float* x,
-                   float beta, float* y) {
-    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, r, n, &alpha, A, n, x, n, &beta, y, n);
-  }
-  static double nrm2(cublasHandle_t h, index_t n, const float* x) {
-    float r = 0;
-    cublasSnrm2(h, int(n), x, 1, &r);
-    return r;
-  }
 };
 template <>
 struct Blas<double> {
@@ -92,20 +83,9 @@ struct Blas<double> {
   static void trmv(cublasHandle_t h, cublasOperation_t op, int n, const double* A, double* x) {
     cublasDtrmv(h, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT, n, A, n, x, 1);
   }
-  static void gemv(cublasHandle_t h, int n, int r, double alpha, const double* A,
-                   const double* x, double beta, double* y) {
-    cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, r, n, &alpha, A, n, x, n, &beta, y, n);
-  }
-  static double nrm2(cublasHandle_t h, index_t n, const double* x) {
-    double r = 0;
-    cublasDnrm2(h, int(n), x, 1, &r);
-    return r;
-  }
 };
 
 
-template <class T>
-double eps() { return double(std::numeric_limits<T>::epsilon()); }
 
 // ||A v - L (L^T v)|| / (||A|| ||v|| n eps): O(n^2) probe of the factor.
 template <class T>
@@ -115,27 +95,12 @@ double factor_error(VendorHandles& h, index_t n, const T* A0, const T* L, T* v, 
   DLA_CUDA_CHECK(cudaMemcpy(y, v, sizeof(T) * n, cudaMemcpyDeviceToDevice));
   Blas<T>::trmv(h.blas, CUBLAS_OP_T, int(n), L, y);
   Blas<T>::trmv(h.blas, CUBLAS_OP_N, int(n), L, y);
-  Blas<T>::gemv(h.blas, int(n), 1, T(1), A0, v, T(0), r);
-  const T minus1 = T(-1);
-  if constexpr (std::is_same_v<T, float>) cublasSaxpy(h.blas, int(n), &minus1, y, 1, r, 1);
-  else cublasDaxpy(h.blas, int(n), &minus1, y, 1, r, 1);
-  const double an = Blas<T>::nrm2(h.blas, n * n, A0);
-  return Blas<T>::nrm2(h.blas, n, r) / (an * Blas<T>::nrm2(h.blas, n, v) * double(n) * eps<T>());
+  check_gemm(h.blas, int(n), 1, T(1), A0, v, T(0), r);
+  check_sub(h.blas, int(n), y, r);
+  const double an = check_nrm2(h.blas, n * n, A0);
+  return check_nrm2(h.blas, n, r) / (an * check_nrm2(h.blas, n, v) * double(n) * eps<T>());
 }
 
-// max-column backward error of A X = B (columns 0..cols): ||A x - b|| / (||A|| ||x|| n eps).
-template <class T>
-double solve_error(VendorHandles& h, index_t n, index_t cols, const T* A0, const T* X, const T* B,
-                   T* R) {
-  DLA_CUDA_CHECK(cudaMemcpy(R, B, sizeof(T) * n * cols, cudaMemcpyDeviceToDevice));
-  Blas<T>::gemv(h.blas, int(n), int(cols), T(1), A0, X, T(-1), R);
-  const double an = Blas<T>::nrm2(h.blas, n * n, A0);
-  double worst = 0;
-  for (index_t j = 0; j < cols; ++j)
-    worst = std::max(worst, Blas<T>::nrm2(h.blas, n, R + j * n) /
-                                (an * Blas<T>::nrm2(h.blas, n, X + j * n) * double(n) * eps<T>()));
-  return worst;
-}
 
 template <class T>
 void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index_t n, bool with_posv,

@@ -54,19 +54,6 @@ struct LuApi<float> {
                    float* x) {
     cublasStrmv(h, up, CUBLAS_OP_N, d, n, A, n, x, 1);
   }
-  static void gemm(cublasHandle_t h, int n, int r, float alpha, const float* A, const float* x,
-                   float beta, float* y) {
-    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, r, n, &alpha, A, n, x, n, &beta, y, n);
-  }
-  static void axpy(cublasHandle_t h, int n, const float* x, float* y) {
-    const float m1 = -1;
-    cublasSaxpy(h, n, &m1, x, 1, y, 1);
-  }
-  static double nrm2(cublasHandle_t h, index_t n, const float* x) {
-    float r = 0;
-    cublasSnrm2(h, int(n), x, 1, &r);
-    return r;
-  }
   static int laswp(stream_t s, index_t n, float* x, const std::int32_t* p) {
     return cuda::slaswp(s, 1, x, n, 0, n, p, true);
   }
@@ -96,27 +83,12 @@ struct LuApi<double> {
                    const double* A, double* x) {
     cublasDtrmv(h, up, CUBLAS_OP_N, d, n, A, n, x, 1);
   }
-  static void gemm(cublasHandle_t h, int n, int r, double alpha, const double* A, const double* x,
-                   double beta, double* y) {
-    cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, r, n, &alpha, A, n, x, n, &beta, y, n);
-  }
-  static void axpy(cublasHandle_t h, int n, const double* x, double* y) {
-    const double m1 = -1;
-    cublasDaxpy(h, n, &m1, x, 1, y, 1);
-  }
-  static double nrm2(cublasHandle_t h, index_t n, const double* x) {
-    double r = 0;
-    cublasDnrm2(h, int(n), x, 1, &r);
-    return r;
-  }
   static int laswp(stream_t s, index_t n, double* x, const std::int32_t* p) {
     return cuda::dlaswp(s, 1, x, n, 0, n, p, true);
   }
 };
 
 
-template <class T>
-double lu_eps() { return double(std::numeric_limits<T>::epsilon()); }
 
 // ||P A v - L (U v)|| / (||A|| ||v|| n eps): O(n^2) probe of the factors.
 template <class T>
@@ -128,27 +100,14 @@ double factor_error(VendorHandles& h, stream_t s, index_t n, const T* A0, const 
                                  reinterpret_cast<cudaStream_t>(s)));
   LuApi<T>::trmv(h.blas, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_NON_UNIT, int(n), F, y);
   LuApi<T>::trmv(h.blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_UNIT, int(n), F, y);
-  LuApi<T>::gemm(h.blas, int(n), 1, T(1), A0, v, T(0), r);
+  check_gemm(h.blas, int(n), 1, T(1), A0, v, T(0), r);
   LuApi<T>::laswp(s, n, r, ipiv);  // r = P A v
-  LuApi<T>::axpy(h.blas, int(n), y, r);
-  const double an = LuApi<T>::nrm2(h.blas, n * n, A0);
-  return LuApi<T>::nrm2(h.blas, n, r) /
-         (an * LuApi<T>::nrm2(h.blas, n, v) * double(n) * lu_eps<T>());
+  check_sub(h.blas, int(n), y, r);
+  const double an = check_nrm2(h.blas, n * n, A0);
+  return check_nrm2(h.blas, n, r) /
+         (an * check_nrm2(h.blas, n, v) * double(n) * eps<T>());
 }
 
-// max-column ||A x - b|| / (||A|| ||x|| n eps)
-template <class T>
-double solve_error(VendorHandles& h, index_t n, index_t cols, const T* A0, const T* X, const T* B,
-                   T* R) {
-  DLA_CUDA_CHECK(cudaMemcpy(R, B, sizeof(T) * n * cols, cudaMemcpyDeviceToDevice));
-  LuApi<T>::gemm(h.blas, int(n), int(cols), T(1), A0, X, T(-1), R);
-  const double an = LuApi<T>::nrm2(h.blas, n * n, A0);
-  double worst = 0;
-  for (index_t j = 0; j < cols; ++j)
-    worst = std::max(worst, LuApi<T>::nrm2(h.blas, n, R + j * n) /
-                                (an * LuApi<T>::nrm2(h.blas, n, X + j * n) * double(n) * lu_eps<T>()));
-  return worst;
-}
 
 std::string fmt(const char* f, double v) {
   char b[64];
