@@ -1,6 +1,6 @@
 #pragma once
-// Internal pieces of the CUDA LU (not installed): the panel, the row swaps,
-// and the typed dispatch to dla's own GEMM and TRSM.
+// Internal pieces of the CUDA LU (not installed): the panel and the row swaps
+// (dla's own GEMM and TRSM come from internal_blas.cuh).
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -9,6 +9,7 @@
 #include "dla/core/types.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
+#include "internal_blas.cuh"
 
 namespace dla::cuda::detail {
 
@@ -58,22 +59,5 @@ void swap_rows(stream_t s, T* A, index_t lda, index_t m, index_t c0, index_t nc,
 template <class T>
 void laswp_few_columns(stream_t s, T* A, index_t lda, index_t nc, index_t nr, index_t k1,
                        index_t k2, const std::int32_t* ipiv, bool forward);
-
-template <class T>
-inline void gemm(stream_t s, Op a, Op b, index_t m, index_t n, index_t k, T alpha, const T* A,
-                 index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
-  if (m <= 0 || n <= 0) return;
-  // The arguments are valid by construction; a failure here is a bug.
-  if (const int info = cuda::gemm(s, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
-    throw Error("getrf: internal GEMM call rejected argument " + std::to_string(-info));
-}
-
-template <class T>
-inline void trsm(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n,
-                 T alpha, const T* A, index_t lda, T* B, index_t ldb) {
-  if (m <= 0 || n <= 0) return;
-  if (const int info = cuda::trsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb))
-    throw Error("getrf: internal trsm call rejected argument " + std::to_string(-info));
-}
 
 }  // namespace dla::cuda::detail

@@ -22,25 +22,11 @@
 #include "dla/gemm/gemm_cuda.hpp"
 #include "dla/solvers/cholesky_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
+#include "internal_blas.cuh"
 #include "potrf_kernels.cuh"
 
 namespace dla::cuda {
 namespace {
-
-template <class T>
-void gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, const T* A,
-            index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
-  // The arguments are valid by construction; a failure here is a bug.
-  if (const int info = gemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
-    throw Error("potrf: internal GEMM call rejected argument " + std::to_string(-info));
-}
-
-template <class T>
-void trsm_t(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n, T alpha,
-            const T* A, index_t lda, T* B, index_t ldb) {
-  if (const int info = trsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb))
-    throw Error("potrf: internal trsm call rejected argument " + std::to_string(-info));
-}
 
 // The look-ahead's streams and events, created once per host thread and
 // device and reused (creating them per call costs more than a small
@@ -98,9 +84,9 @@ struct Potrf {
     const index_t nb = (r + w - 1) / w;
     const index_t r1 = (nb / 2) * w, r2 = r - r1;
     if (!upper)
-      gemm_t<T>(s, Op::N, Op::T, r2, r1, kk, T(-1), P + r1, lda, P, lda, T(1), C + r1, lda);
+      detail::gemm<T>(s, Op::N, Op::T, r2, r1, kk, T(-1), P + r1, lda, P, lda, T(1), C + r1, lda);
     else
-      gemm_t<T>(s, Op::T, Op::N, r1, r2, kk, T(-1), P, lda, P + r1 * lda, lda, T(1),
+      detail::gemm<T>(s, Op::T, Op::N, r1, r2, kk, T(-1), P, lda, P + r1 * lda, lda, T(1),
                 C + r1 * lda, lda);
     offdiag(C, P, r1, kk, w);
     offdiag(C + r1 + r1 * lda, upper ? P + r1 * lda : P + r1, r2, kk, w);
@@ -120,10 +106,10 @@ struct Potrf {
   void panel(index_t off, index_t jb, index_t r) const {
     if (r <= 0) return;
     if (!upper)
-      trsm_t<T>(s, Side::Right, Uplo::Lower, Op::T, Diag::NonUnit, r, jb, T(1), at(off, off), lda,
+      detail::trsm<T>(s, Side::Right, Uplo::Lower, Op::T, Diag::NonUnit, r, jb, T(1), at(off, off), lda,
                 at(off + jb, off), lda);
     else
-      trsm_t<T>(s, Side::Left, Uplo::Upper, Op::T, Diag::NonUnit, jb, r, T(1), at(off, off), lda,
+      detail::trsm<T>(s, Side::Left, Uplo::Upper, Op::T, Diag::NonUnit, jb, r, T(1), at(off, off), lda,
                 at(off, off + jb), lda);
   }
 
@@ -157,10 +143,10 @@ struct Potrf {
       c.syrk(c0, wcol, j, jb, nb);
       if (r > wcol) {
         if (!upper)
-          gemm_t<T>(c.s, Op::N, Op::T, r - wcol, wcol, jb, T(-1), at(c0 + wcol, j), lda,
+          detail::gemm<T>(c.s, Op::N, Op::T, r - wcol, wcol, jb, T(-1), at(c0 + wcol, j), lda,
                     at(c0, j), lda, T(1), at(c0 + wcol, c0), lda);
         else
-          gemm_t<T>(c.s, Op::T, Op::N, wcol, r - wcol, jb, T(-1), at(j, c0), lda,
+          detail::gemm<T>(c.s, Op::T, Op::N, wcol, r - wcol, jb, T(-1), at(j, c0), lda,
                     at(j, c0 + wcol), lda, T(1), at(c0, c0 + wcol), lda);
         // The rest on side.
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));

@@ -4,21 +4,14 @@
 
 #include "dla/solvers/cholesky_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
+#include "internal_blas.cuh"
 
 namespace dla::cuda {
 namespace {
 
+// The arguments potrs and posv share (same positions): LAPACK-style error or 0.
 template <class T>
-int trsm_t(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n, T alpha,
-           const T* A, index_t lda, T* B, index_t ldb) {
-  if constexpr (std::is_same_v<T, float>)
-    return strsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
-  else
-    return dtrsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);
-}
-
-template <class T>
-int potrs_impl(stream_t s, Uplo uplo, index_t n, index_t nrhs, const T* A, index_t lda, T* B,
+int check_args(Uplo uplo, index_t n, index_t nrhs, const T* A, index_t lda, const T* B,
                index_t ldb) {
   if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
   if (n < 0) return -2;
@@ -27,24 +20,25 @@ int potrs_impl(stream_t s, Uplo uplo, index_t n, index_t nrhs, const T* A, index
   if (lda < std::max<index_t>(1, n)) return -5;
   if (B == nullptr && n > 0 && nrhs > 0) return -6;
   if (ldb < std::max<index_t>(1, n)) return -7;
+  return 0;
+}
+
+template <class T>
+int potrs_impl(stream_t s, Uplo uplo, index_t n, index_t nrhs, const T* A, index_t lda, T* B,
+               index_t ldb) {
+  if (int e = check_args(uplo, n, nrhs, A, lda, B, ldb)) return e;
   if (n == 0 || nrhs == 0) return 0;
   const Op first = uplo == Uplo::Lower ? Op::N : Op::T;
   const Op second = uplo == Uplo::Lower ? Op::T : Op::N;
-  trsm_t<T>(s, Side::Left, uplo, first, Diag::NonUnit, n, nrhs, T(1), A, lda, B, ldb);
-  trsm_t<T>(s, Side::Left, uplo, second, Diag::NonUnit, n, nrhs, T(1), A, lda, B, ldb);
+  detail::trsm<T>(s, Side::Left, uplo, first, Diag::NonUnit, n, nrhs, T(1), A, lda, B, ldb);
+  detail::trsm<T>(s, Side::Left, uplo, second, Diag::NonUnit, n, nrhs, T(1), A, lda, B, ldb);
   return 0;
 }
 
 template <class T>
 int posv_impl(stream_t s, Uplo uplo, index_t n, index_t nrhs, T* A, index_t lda, T* B,
               index_t ldb, int* info, void* ws) {
-  if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
-  if (n < 0) return -2;
-  if (nrhs < 0) return -3;
-  if (A == nullptr && n > 0) return -4;
-  if (lda < std::max<index_t>(1, n)) return -5;
-  if (B == nullptr && n > 0 && nrhs > 0) return -6;
-  if (ldb < std::max<index_t>(1, n)) return -7;
+  if (int e = check_args(uplo, n, nrhs, A, lda, B, ldb)) return e;
   if (info == nullptr) return -8;
   int r;
   if constexpr (std::is_same_v<T, float>) r = spotrf(s, uplo, n, A, lda, info, ws);

@@ -13,19 +13,11 @@
 #include "dla/core/cuda_check.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
+#include "internal_blas.cuh"
 #include "trsm_kernels.cuh"
 
 namespace dla::cuda {
 namespace {
-
-template <class T>
-int gemm_t(stream_t s, Op oa, Op ob, index_t m, index_t n, index_t k, T alpha, const T* A,
-           index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
-  // The arguments are valid by construction; a failure here is a bug.
-  if (const int info = gemm(s, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
-    throw Error("trsm: internal GEMM call rejected argument " + std::to_string(-info));
-  return 0;
-}
 
 template <class T>
 constexpr int leaf_nb() { return 64; }
@@ -94,24 +86,24 @@ struct Trsm {
     if (side == Side::Left) {
       if (lower_op) {
         rec(a, k1, alpha);
-        gemm_t<T>(s, opA, Op::N, k2, n, k1, T(-1), opa_block(b, a), lda, B + a, ldb, alpha, B + b,
+        detail::gemm<T>(s, opA, Op::N, k2, n, k1, T(-1), opa_block(b, a), lda, B + a, ldb, alpha, B + b,
                   ldb);
         rec(b, k2, T(1));
       } else {
         rec(b, k2, alpha);
-        gemm_t<T>(s, opA, Op::N, k1, n, k2, T(-1), opa_block(a, b), lda, B + b, ldb, alpha, B + a,
+        detail::gemm<T>(s, opA, Op::N, k1, n, k2, T(-1), opa_block(a, b), lda, B + b, ldb, alpha, B + a,
                   ldb);
         rec(a, k1, T(1));
       }
     } else {
       if (lower_op) {
         rec(b, k2, alpha);
-        gemm_t<T>(s, Op::N, opA, m, k1, k2, T(-1), B + b * ldb, ldb, opa_block(b, a), lda, alpha,
+        detail::gemm<T>(s, Op::N, opA, m, k1, k2, T(-1), B + b * ldb, ldb, opa_block(b, a), lda, alpha,
                   B + a * ldb, ldb);
         rec(a, k1, T(1));
       } else {
         rec(a, k1, alpha);
-        gemm_t<T>(s, Op::N, opA, m, k2, k1, T(-1), B + a * ldb, ldb, opa_block(a, b), lda, alpha,
+        detail::gemm<T>(s, Op::N, opA, m, k2, k1, T(-1), B + a * ldb, ldb, opa_block(a, b), lda, alpha,
                   B + b * ldb, ldb);
         rec(b, k2, T(1));
       }

@@ -1,0 +1,31 @@
+#pragma once
+// dla's own GEMM and TRSM as called from inside other routines (getrf, potrf,
+// potrs, the trsm recursion). Their arguments are valid by construction, so a
+// rejected argument is a bug in dla: it throws instead of being ignored.
+// Empty products return at once (BLAS quick return).
+#include <string>
+
+#include "dla/core/error.hpp"
+#include "dla/core/types.hpp"
+#include "dla/gemm/gemm_cuda.hpp"
+#include "dla/solvers/trsm_cuda.hpp"
+
+namespace dla::cuda::detail {
+
+template <class T>
+inline void gemm(stream_t s, Op a, Op b, index_t m, index_t n, index_t k, T alpha, const T* A,
+                 index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (const int info = cuda::gemm(s, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
+    throw Error("dla internal GEMM call rejected argument " + std::to_string(-info) + " (a bug)");
+}
+
+template <class T>
+inline void trsm(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n,
+                 T alpha, const T* A, index_t lda, T* B, index_t ldb) {
+  if (m <= 0 || n <= 0) return;
+  if (const int info = cuda::trsm(s, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb))
+    throw Error("dla internal trsm call rejected argument " + std::to_string(-info) + " (a bug)");
+}
+
+}  // namespace dla::cuda::detail
