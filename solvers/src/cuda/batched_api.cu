@@ -15,11 +15,19 @@ constexpr index_t kMaxSolveN = (48 * 1024) / (4 * 8);  // getrs/potrs staging li
 index_t max1(index_t v) { return v > 1 ? v : 1; }
 
 // Strided-layout checks shared by every routine: returns 0 or -pos.
-int check_matrix(index_t n, const void* A, index_t lda, index_t stride, index_t count, int posA) {
-  if (lda < max1(n)) return -(posA + 1);
-  if (count > 1 && stride < lda * n) return -(posA + 2);
-  if (A == nullptr && n > 0 && count > 0) return -posA;
+// A strided batch of rows x cols matrices at argument position posA (the
+// leading dimension and the stride follow it): LAPACK-style error or 0.
+int check_matrix(index_t rows, index_t cols, const void* A, index_t lda, index_t stride,
+                 index_t count, int posA) {
+  if (lda < max1(rows)) return -(posA + 1);
+  if (count > 1 && stride < lda * cols) return -(posA + 2);
+  if (A == nullptr && rows > 0 && cols > 0 && count > 0) return -posA;
   return 0;
+}
+
+// Nothing to factor (n == 0): every member's info is 0.
+void zero_info(stream_t s, std::int32_t* info, index_t count) {
+  DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(std::int32_t) * std::size_t(count), s));
 }
 
 template <class T, class Loc>
@@ -61,13 +69,13 @@ template <class T>
 int getrf_strided(stream_t s, index_t n, T* A, index_t lda, index_t sA, std::int32_t* ipiv,
                   std::int32_t* info, index_t count) {
   if (n < 0) return -2;
-  if (int e = check_matrix(n, A, lda, sA, count, 3)) return e;
+  if (int e = check_matrix(n, n, A, lda, sA, count, 3)) return e;
   if (ipiv == nullptr && n > 0 && count > 0) return -6;
   if (info == nullptr && count > 0) return -7;
   if (count < 0) return -8;
   if (count == 0) return 0;
-  if (n == 0) {  // nothing to factor: info = 0
-    DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(std::int32_t) * std::size_t(count), s));
+  if (n == 0) {
+    zero_info(s, info, count);
     return 0;
   }
   getrf_dispatch<T>(s, n, Strided<T>{A, sA}, lda, ipiv, info, count);
@@ -80,11 +88,9 @@ int getrs_strided(stream_t s, Op op, index_t n, index_t nrhs, const T* A, index_
   if (!valid_op(op)) return -2;
   if (n < 0 || n > kMaxSolveN) return -3;
   if (nrhs < 0) return -4;
-  if (int e = check_matrix(n, A, lda, sA, count, 5)) return e;
+  if (int e = check_matrix(n, n, A, lda, sA, count, 5)) return e;
   if (ipiv == nullptr && n > 0 && count > 0) return -8;
-  if (ldb < max1(n)) return -10;
-  if (count > 1 && sB < ldb * nrhs) return -11;
-  if (B == nullptr && n > 0 && nrhs > 0 && count > 0) return -9;
+  if (int e = check_matrix(n, nrhs, B, ldb, sB, count, 9)) return e;
   if (count < 0) return -12;
   if (count == 0 || n == 0 || nrhs == 0) return 0;
   getrs_dispatch<T>(s, op, n, nrhs, Strided<const T>{A, sA}, lda, ipiv, Strided<T>{B, sB}, ldb,
@@ -97,12 +103,12 @@ int potrf_strided(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, index_t s
                   std::int32_t* info, index_t count) {
   if (!valid_uplo(uplo)) return -2;
   if (n < 0) return -3;
-  if (int e = check_matrix(n, A, lda, sA, count, 4)) return e;
+  if (int e = check_matrix(n, n, A, lda, sA, count, 4)) return e;
   if (info == nullptr && count > 0) return -7;
   if (count < 0) return -8;
   if (count == 0) return 0;
   if (n == 0) {
-    DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(std::int32_t) * std::size_t(count), s));
+    zero_info(s, info, count);
     return 0;
   }
   potrf_dispatch<T>(s, uplo, n, Strided<T>{A, sA}, lda, info, count);
@@ -115,10 +121,8 @@ int potrs_strided(stream_t s, Uplo uplo, index_t n, index_t nrhs, const T* A, in
   if (!valid_uplo(uplo)) return -2;
   if (n < 0 || n > kMaxSolveN) return -3;
   if (nrhs < 0) return -4;
-  if (int e = check_matrix(n, A, lda, sA, count, 5)) return e;
-  if (ldb < max1(n)) return -9;
-  if (count > 1 && sB < ldb * nrhs) return -10;
-  if (B == nullptr && n > 0 && nrhs > 0 && count > 0) return -8;
+  if (int e = check_matrix(n, n, A, lda, sA, count, 5)) return e;
+  if (int e = check_matrix(n, nrhs, B, ldb, sB, count, 8)) return e;
   if (count < 0) return -11;
   if (count == 0 || n == 0 || nrhs == 0) return 0;
   potrs_dispatch<T>(s, uplo, n, nrhs, Strided<const T>{A, sA}, lda, Strided<T>{B, sB}, ldb, count);
@@ -133,11 +137,9 @@ int gesv_strided(stream_t s, index_t n, index_t nrhs, T* A, index_t lda, index_t
                  index_t count) {
   if (n < 0 || n > kMaxSolveN) return -2;
   if (nrhs < 0) return -3;
-  if (int e = check_matrix(n, A, lda, sA, count, 4)) return e;
+  if (int e = check_matrix(n, n, A, lda, sA, count, 4)) return e;
   if (ipiv == nullptr && n > 0 && count > 0) return -7;
-  if (ldb < max1(n)) return -9;
-  if (count > 1 && sB < ldb * nrhs) return -10;
-  if (B == nullptr && n > 0 && nrhs > 0 && count > 0) return -8;
+  if (int e = check_matrix(n, nrhs, B, ldb, sB, count, 8)) return e;
   if (info == nullptr && count > 0) return -11;
   if (count < 0) return -12;
   if (int e = getrf_strided<T>(s, n, A, lda, sA, ipiv, info, count)) return e;
@@ -150,10 +152,8 @@ int posv_strided(stream_t s, Uplo uplo, index_t n, index_t nrhs, T* A, index_t l
   if (!valid_uplo(uplo)) return -2;
   if (n < 0 || n > kMaxSolveN) return -3;
   if (nrhs < 0) return -4;
-  if (int e = check_matrix(n, A, lda, sA, count, 5)) return e;
-  if (ldb < max1(n)) return -9;
-  if (count > 1 && sB < ldb * nrhs) return -10;
-  if (B == nullptr && n > 0 && nrhs > 0 && count > 0) return -8;
+  if (int e = check_matrix(n, n, A, lda, sA, count, 5)) return e;
+  if (int e = check_matrix(n, nrhs, B, ldb, sB, count, 8)) return e;
   if (info == nullptr && count > 0) return -11;
   if (count < 0) return -12;
   if (int e = potrf_strided<T>(s, uplo, n, A, lda, sA, info, count)) return e;
@@ -172,7 +172,7 @@ int getrf_ptr(stream_t s, index_t n, T* const* A, index_t lda, std::int32_t* ipi
   if (count < 0) return -7;
   if (count == 0) return 0;
   if (n == 0) {
-    DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(std::int32_t) * std::size_t(count), s));
+    zero_info(s, info, count);
     return 0;
   }
   getrf_dispatch<T>(s, n, PtrArray<T>{A}, lda, ipiv, info, count);
@@ -207,7 +207,7 @@ int potrf_ptr(stream_t s, Uplo uplo, index_t n, T* const* A, index_t lda, std::i
   if (count < 0) return -7;
   if (count == 0) return 0;
   if (n == 0) {
-    DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(std::int32_t) * std::size_t(count), s));
+    zero_info(s, info, count);
     return 0;
   }
   potrf_dispatch<T>(s, uplo, n, PtrArray<T>{A}, lda, info, count);

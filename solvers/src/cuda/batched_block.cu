@@ -33,6 +33,38 @@ struct Acc {
 // Rows per lane whose multipliers the rank-1 update keeps in registers.
 constexpr int kMaxRowsPerLane = 8;
 
+// Step k's rank-1 update of the trailing matrix: M(i, j) -= M(i, k) u(j) for
+// j > k and i > k (LowerOnly: only i >= j, the stored triangle of Cholesky).
+// One warp per column, lanes over rows (conflict-free, stride-1); for
+// n <= 32 kMaxRowsPerLane the lane's multipliers M(i, k) stay in registers
+// across the columns.
+template <class T, bool LowerOnly, class M_t, class U>
+__device__ __forceinline__ void rank1_update(M_t M, index_t n, index_t k, int lane, int warp,
+                                             int nwarps, U u) {
+  if (n <= kMaxRowsPerLane * 32) {
+    T lk[kMaxRowsPerLane];
+#pragma unroll
+    for (int q = 0; q < kMaxRowsPerLane; ++q) {
+      const index_t i = k + 1 + lane + 32 * q;
+      lk[q] = i < n ? M(i, k) : T(0);
+    }
+    for (index_t j = k + 1 + warp; j < n; j += nwarps) {
+      const T uj = u(j);
+#pragma unroll
+      for (int q = 0; q < kMaxRowsPerLane; ++q) {
+        if (k + 1 + 32 * q >= n) break;  // uniform
+        const index_t i = k + 1 + lane + 32 * q;
+        if (i < n && (!LowerOnly || i >= j)) M(i, j) -= lk[q] * uj;
+      }
+    }
+  } else {
+    for (index_t j = k + 1 + warp; j < n; j += nwarps) {
+      const T uj = u(j);
+      for (index_t i = (LowerOnly ? j : k + 1) + lane; i < n; i += 32) M(i, j) -= M(i, k) * uj;
+    }
+  }
+}
+
 // ---------------------------------------------------------------- getrf
 template <class T, bool Smem, class Loc>
 __global__ void getrf_block_kernel(index_t n, Loc A, index_t lda, std::int32_t* ipiv,
@@ -88,29 +120,8 @@ __global__ void getrf_block_kernel(index_t n, Loc A, index_t lda, std::int32_t* 
       __syncthreads();
       for (index_t i = k + 1 + tid; i < n; i += nt) M(i, k) /= piv;
       __syncthreads();
-      if (n <= kMaxRowsPerLane * 32) {
-        // This lane's multipliers stay in registers across the columns.
-        T lk[kMaxRowsPerLane];
-#pragma unroll
-        for (int q = 0; q < kMaxRowsPerLane; ++q) {
-          const index_t i = k + 1 + lane + 32 * q;
-          lk[q] = i < n ? M(i, k) : T(0);
-        }
-        for (index_t j = k + 1 + warp; j < n; j += nwarps) {
-          const T u = M(k, j);
-#pragma unroll
-          for (int q = 0; q < kMaxRowsPerLane; ++q) {
-            if (k + 1 + 32 * q >= n) break;  // uniform
-            const index_t i = k + 1 + lane + 32 * q;
-            if (i < n) M(i, j) -= lk[q] * u;
-          }
-        }
-      } else {
-        for (index_t j = k + 1 + warp; j < n; j += nwarps) {
-          const T u = M(k, j);
-          for (index_t i = k + 1 + lane; i < n; i += 32) M(i, j) -= M(i, k) * u;
-        }
-      }
+      rank1_update<T, false>(M, n, k, lane, warp, nwarps,
+                             [&](index_t j) { return M(k, j); });
       __syncthreads();
     }
     if (Smem) {
@@ -153,28 +164,8 @@ __global__ void potrf_block_kernel(index_t n, Loc A, index_t lda, std::int32_t* 
       if (tid == 0) M(k, k) = s;
       for (index_t i = k + 1 + tid; i < n; i += nt) M(i, k) /= s;
       __syncthreads();
-      if (n <= kMaxRowsPerLane * 32) {
-        T lk[kMaxRowsPerLane];
-#pragma unroll
-        for (int q = 0; q < kMaxRowsPerLane; ++q) {
-          const index_t i = k + 1 + lane + 32 * q;
-          lk[q] = i < n ? M(i, k) : T(0);
-        }
-        for (index_t j = k + 1 + warp; j < n; j += nwarps) {
-          const T ljk = M(j, k);
-#pragma unroll
-          for (int q = 0; q < kMaxRowsPerLane; ++q) {
-            if (k + 1 + 32 * q >= n) break;  // uniform
-            const index_t i = k + 1 + lane + 32 * q;
-            if (i >= j && i < n) M(i, j) -= lk[q] * ljk;
-          }
-        }
-      } else {
-        for (index_t j = k + 1 + warp; j < n; j += nwarps) {
-          const T ljk = M(j, k);
-          for (index_t i = j + lane; i < n; i += 32) M(i, j) -= M(i, k) * ljk;
-        }
-      }
+      rank1_update<T, true>(M, n, k, lane, warp, nwarps,
+                            [&](index_t j) { return M(j, k); });
       __syncthreads();
     }
     __syncthreads();

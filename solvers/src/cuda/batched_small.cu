@@ -34,6 +34,23 @@ __device__ __forceinline__ T shfl_xor(T v, int m, int width) {
 template <class T>
 constexpr int min_blocks() { return sizeof(T) == 4 ? 8 : 4; }
 
+// u[j0 .. G) = src[j0 .. G) with 16-byte shared-memory loads (VW elements
+// each; j0 and the buffer are VW-aligned): the broadcast read of the pivot
+// row (getrf) or column k of L (potrf) by every lane of a group.
+template <class T, int G, int VW>
+__device__ __forceinline__ void load_vectors(const T* src, int j0, T (&u)[G]) {
+#pragma unroll
+  for (int j = j0; j < G; j += VW) {
+    if constexpr (VW == 4) {
+      const float4 x = *reinterpret_cast<const float4*>(src + j);
+      u[j] = x.x; u[j + 1] = x.y; u[j + 2] = x.z; u[j + 3] = x.w;
+    } else {
+      const double2 x = *reinterpret_cast<const double2*>(src + j);
+      u[j] = x.x; u[j + 1] = x.y;
+    }
+  }
+}
+
 template <class T, int G, class Loc>
 __global__ void __launch_bounds__(kThreads, min_blocks<T>())
 getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info, index_t count) {
@@ -106,16 +123,7 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
         }
         __syncwarp();
         T u[G];
-#pragma unroll
-        for (int j = j0; j < G; j += VW) {
-          if constexpr (VW == 4) {
-            const float4 x = *reinterpret_cast<const float4*>(row + j);
-            u[j] = x.x; u[j + 1] = x.y; u[j + 2] = x.z; u[j + 3] = x.w;
-          } else {
-            const double2 x = *reinterpret_cast<const double2*>(row + j);
-            u[j] = x.x; u[j + 1] = x.y;
-          }
-        }
+        load_vectors<T, G, VW>(row, j0, u);
 #pragma unroll
         for (int j = k + 1; j < G; ++j)
           if (j < n && nonzero && pos > k) a[j] -= l * u[j];
@@ -243,16 +251,7 @@ potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
         __syncwarp();
         const int j0 = ((k + 1) / VW) * VW;
         T u[G];
-#pragma unroll
-        for (int j = j0; j < G; j += VW) {
-          if constexpr (VW == 4) {
-            const float4 x = *reinterpret_cast<const float4*>(col + j);
-            u[j] = x.x; u[j + 1] = x.y; u[j + 2] = x.z; u[j + 3] = x.w;
-          } else {
-            const double2 x = *reinterpret_cast<const double2*>(col + j);
-            u[j] = x.x; u[j + 1] = x.y;
-          }
-        }
+        load_vectors<T, G, VW>(col, j0, u);
 #pragma unroll
         for (int j = k + 1; j < G; ++j)
           if (j < n && ok && r >= j) a[j] -= a[k] * u[j];
