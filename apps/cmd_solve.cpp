@@ -64,6 +64,18 @@ void print_summary(const SolveArgs& a, const std::string& shapeA, const std::str
   std::printf("  x          %s written to %s:%s\n", shapeX.c_str(), a.output.c_str(), a.x.c_str());
 }
 
+// The attributes of the written x (method, device, precision, residual,
+// seconds), then the commit that makes the output file appear.
+void commit_x(io::FileWriter& out, const SolveArgs& a, const std::string& method,
+              const Context& ctx, Precision p, double res, double secs) {
+  out.set_attribute(a.x, "method", method);
+  out.set_attribute(a.x, "device", describe(ctx));
+  out.set_attribute(a.x, "precision", std::string(to_string(p)));
+  out.set_attribute(a.x, "relative_residual", res);
+  out.set_attribute(a.x, "seconds", secs);
+  out.commit();
+}
+
 template <class T>
 void run_single(const SolveArgs& a, const io::DatasetInfo& ai, const Context& ctx, Precision p,
                 io::FileWriter& out) {
@@ -87,12 +99,7 @@ void run_single(const SolveArgs& a, const io::DatasetInfo& ai, const Context& ct
   if (!std::isfinite(res))
     throw Error("solve produced non-finite values in x (residual " + std::to_string(res) + ")");
   out.write_matrix(a.x, X, io::DatasetOptions{rb.rank});
-  out.set_attribute(a.x, "method", std::string(to_string(used)));
-  out.set_attribute(a.x, "device", describe(ctx));
-  out.set_attribute(a.x, "precision", std::string(to_string(p)));
-  out.set_attribute(a.x, "relative_residual", res);
-  out.set_attribute(a.x, "seconds", secs);
-  out.commit();
+  commit_x(out, a, to_string(used), ctx, p, res, secs);
   const std::vector<index_t> xs = rb.rank == 1 ? std::vector<index_t>{X.rows()}
                                                : std::vector<index_t>{X.rows(), X.cols()};
   print_summary(a, shape_string(ai.shape), shape_string(find_dataset(a.input, a.b).shape),
@@ -129,12 +136,7 @@ void run_batch(const SolveArgs& a, const io::DatasetInfo& ai, const Context& ctx
   if (!std::isfinite(res)) throw Error("solve produced non-finite values in x");
   const Method used = m == Method::Auto ? Method::Cholesky : m;
   out.write_batch(a.x, X, io::DatasetOptions{rb.rank});
-  out.set_attribute(a.x, "method", std::string(m == Method::Auto ? "auto" : to_string(used)));
-  out.set_attribute(a.x, "device", describe(ctx));
-  out.set_attribute(a.x, "precision", std::string(to_string(p)));
-  out.set_attribute(a.x, "relative_residual", res);
-  out.set_attribute(a.x, "seconds", secs);
-  out.commit();
+  commit_x(out, a, m == Method::Auto ? "auto" : to_string(used), ctx, p, res, secs);
   print_summary(a, shape_string(ai.shape), shape_string(find_dataset(a.input, a.b).shape),
                 ai.type.c_str(), m == Method::Auto ? Method::Auto : used, ctx, p, secs, res,
                 shape_string(find_dataset(a.input, a.b).shape) + " (max residual over the batch)");
