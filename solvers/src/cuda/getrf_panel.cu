@@ -21,6 +21,7 @@
 // half, factor it, swap the left half back (the Gustavson/Toledo recursion).
 #include <cooperative_groups.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdlib>
 #include <cstdint>
@@ -452,10 +453,13 @@ cudaLaunchConfig_t cluster_config(int cs, cudaLaunchAttribute* attr, cudaStream_
 // DLA_GETRF_NO_CLUSTER=1 forces the cooperative leaf (comparison runs, tests).
 template <class T, int R>
 bool cluster_ok(int cs) {
-  static int cached[64][kMaxCluster + 1] = {};
+  // 0: not asked yet, 1: yes, -1: no. Written once with the final answer, so
+  // concurrent first callers at worst both ask.
+  static std::atomic<int> cached[64][kMaxCluster + 1] = {};
   int dev = 0;
   DLA_CUDA_CHECK(cudaGetDevice(&dev));
-  int& c = cached[dev & 63][cs];
+  std::atomic<int>& slot = cached[dev & 63][cs];
+  int c = slot.load(std::memory_order_relaxed);
   if (c == 0) {
     c = -1;
     int major = 0;
@@ -472,6 +476,7 @@ bool cluster_ok(int cs) {
         c = 1;
       (void)cudaGetLastError();  // a refused query leaves no sticky error
     }
+    slot.store(c, std::memory_order_relaxed);
   }
   return c > 0;
 }
@@ -507,16 +512,17 @@ bool try_leaf_cluster(stream_t s, index_t m, index_t k0, int w, T* A, index_t ld
 
 template <class T, int R>
 int max_coop_blocks() {
-  static int cached[64] = {0};
+  static std::atomic<int> cached[64] = {};  // 0: not computed yet
   int dev = 0;
   DLA_CUDA_CHECK(cudaGetDevice(&dev));
-  int& c = cached[dev & 63];
+  int c = cached[dev & 63].load(std::memory_order_relaxed);
   if (c == 0) {
     int per_sm = 0, sms = 0;
     DLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, leaf_kernel<T, kLeafCols, R>, kLeafThreads, 0));
     DLA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     c = per_sm * sms;
+    cached[dev & 63].store(c, std::memory_order_relaxed);
   }
   return c;
 }
