@@ -27,17 +27,6 @@ namespace {
 
 constexpr double kLimit = 50.0;
 
-// Sets an environment variable for the scope of a test.
-struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) { had_ = true; old_ = old; }
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() { had_ ? (void)setenv(name_.c_str(), old_.c_str(), 1) : (void)unsetenv(name_.c_str()); }
-  std::string name_, old_;
-  bool had_ = false;
-};
-
 template <class T>
 void gpu_factor_check(Eigen::Index m, Eigen::Index n, std::uint64_t seed, bool ref_pivots) {
   SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " seed=" << seed);

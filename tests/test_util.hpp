@@ -80,4 +80,15 @@ Batch<T> spd_batch(index_t count, index_t n, std::uint64_t seed) {
   return b;
 }
 
+// Sets an environment variable for the scope of a test.
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) { had_ = true; old_ = old; }
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { had_ ? (void)setenv(name_.c_str(), old_.c_str(), 1) : (void)unsetenv(name_.c_str()); }
+  std::string name_, old_;
+  bool had_ = false;
+};
+
 }  // namespace dla::test
