@@ -189,6 +189,16 @@ TYPED_TEST(BatchedGpu, GesvAndGetrsTransBackwardError) {
                           info.data(), count), 0);
         auto X = dB.get();
         ASSERT_TRUE(dB.padding_intact());
+        {  // gesv leaves the same factors and pivots as getrf (n <= 32 runs one fused kernel)
+          Dev<T> dF(A, n + 1, (n + 1) * n + 3);
+          dla::DeviceBuffer<i32> q(count * n), qinfo(count);
+          ASSERT_EQ(getrf<T>(n, dF.data(), dF.ld, dF.stride, q.data(), qinfo.data(), count), 0);
+          ASSERT_EQ(get_ints(q), get_ints(p)) << "n=" << n;
+          const auto F1 = dA.get(), F2 = dF.get();
+          ASSERT_TRUE(dA.padding_intact());
+          for (index_t b = 0; b < count; b += (count > 1000 ? 13 : 1))
+            ASSERT_EQ(F1[b], F2[b]) << "n=" << n << " member " << b;
+        }
         const auto inf = get_ints(info);
         for (index_t b = 0; b < count; ++b) {
           ASSERT_EQ(inf[b], 0);

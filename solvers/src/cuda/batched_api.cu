@@ -142,6 +142,11 @@ int gesv_strided(stream_t s, index_t n, index_t nrhs, T* A, index_t lda, index_t
   if (int e = check_matrix(n, nrhs, B, ldb, sB, count, 8)) return e;
   if (info == nullptr && count > 0) return -11;
   if (count < 0) return -12;
+  if (n > 0 && n <= batched::kRegisterMaxN && count > 0) {
+    batched::gesv_small<T>(s, int(n), nrhs, Strided<T>{A, sA}, lda, ipiv, Strided<T>{B, sB}, ldb,
+                           info, count);
+    return 0;
+  }
   if (int e = getrf_strided<T>(s, n, A, lda, sA, ipiv, info, count)) return e;
   return getrs_strided<T>(s, Op::N, n, nrhs, A, lda, sA, ipiv, B, ldb, sB, count) ? -1 : 0;
 }

@@ -49,6 +49,10 @@ constexpr index_t kRegisterMaxN = 32;
 template <class T, class Loc>
 void getrf_small(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
                  index_t count);
+// getrf + getrs (op N) in one kernel: A read once.
+template <class T>
+void gesv_small(stream_t s, int n, index_t nrhs, Strided<T> A, index_t lda, std::int32_t* ipiv,
+                Strided<T> B, index_t ldb, std::int32_t* info, index_t count);
 template <class T, class LocA, class LocB>
 void getrs_small(stream_t s, int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* ipiv,
                  LocB B, index_t ldb, index_t count);

@@ -51,9 +51,50 @@ __device__ __forceinline__ void load_vectors(const T* src, int j0, T (&u)[G]) {
   }
 }
 
-template <class T, int G, class Loc>
+// u[0 .. VW) = src[0 .. VW), one 128-bit shared-memory load.
+template <class T, int VW>
+__device__ __forceinline__ void load_chunk(const T* src, T (&u)[VW]) {
+  if constexpr (VW == 4) {
+    const float4 x = *reinterpret_cast<const float4*>(src);
+    u[0] = x.x; u[1] = x.y; u[2] = x.z; u[3] = x.w;
+  } else {
+    const double2 x = *reinterpret_cast<const double2*>(src);
+    u[0] = x.x; u[1] = x.y;
+  }
+}
+
+// x = U^-1 L^-1 x for one right-hand side: lane r holds row r of the packed
+// LU factors (a) and entry r of the (already permuted) vector.
+template <class T, int G>
+__device__ __forceinline__ T lu_substitute(const T (&a)[G], T x, int r, int n) {
+#pragma unroll
+  for (int k = 0; k < G; ++k) {  // L y = P b, unit diagonal
+    if (k >= n) break;
+    const T xk = shfl(x, k, G);
+    if (r > k) x -= a[k] * xk;
+  }
+#pragma unroll
+  for (int k = G - 1; k >= 0; --k) {  // U x = y
+    if (k < n) {
+      if (r == k) x /= a[k];
+      const T xk = shfl(x, k, G);
+      if (r < k) x -= a[k] * xk;
+    }
+  }
+  return x;
+}
+
+// No right-hand sides: getrf alone.
+struct NoRhs {
+  __device__ float* operator()(index_t) const { return nullptr; }
+};
+
+// Solve = true: gesv in one pass (the factors stay in registers and are
+// used for the nrhs solves right away; A is read once instead of twice).
+template <class T, int G, bool Solve, class Loc, class LocB>
 __global__ void __launch_bounds__(kThreads, min_blocks<T>())
-getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info, index_t count) {
+getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info, index_t count,
+                 LocB B, index_t ldb, index_t nrhs) {
   constexpr int per_block = kThreads / G;
   constexpr int VW = 16 / int(sizeof(T));             // elements per 128-bit access
   constexpr bool kSmemRow = G * int(sizeof(T)) >= 32;  // row broadcast through shared memory
@@ -84,13 +125,32 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
       if (k >= n) break;
       // Pivot search among rows with pos >= k: (magnitude, position); the
       // winner's lane from a ballot (exactly one lane of the group holds p).
-      T v = (r < n && pos >= k) ? pivot_magnitude(a[k]) : T(-2);
       int p = pos;
+      if constexpr (G == 32 && sizeof(T) == 4) {
+        // Two warp reductions (REDUX) instead of 5 levels of 2 shuffles: the
+        // key orders like pivot_magnitude (inactive 0 < NaN 1 < |a| as
+        // unsigned bits + 2), then the first position holding the maximum.
+        const bool cand = r < n && pos >= k;
+        const unsigned key = !cand ? 0u : (a[k] != a[k] ? 1u : __float_as_uint(fabsf(a[k])) + 2u);
+        const unsigned kmax = __reduce_max_sync(0xffffffffu, key);
+        p = int(__reduce_min_sync(0xffffffffu, key == kmax ? unsigned(pos) : 0xffffffffu));
+      } else {
+        // The maximum by one shuffle + max per level; the lanes holding it by
+        // a ballot. Exact ties (zero columns, repeated values) are rare: only
+        // then a second reduction finds the first position among them (the
+        // branch is warp-uniform, so the group-wide shuffles stay legal).
+        const T v = (r < n && pos >= k) ? pivot_magnitude(a[k]) : T(-2);
+        T m = v;
 #pragma unroll
-      for (int off = G / 2; off > 0; off /= 2) {
-        const T ov = shfl_xor(v, off, G);
-        const int op = shfl_xor(p, off, G);
-        if (ov > v || (ov == v && op < p)) { v = ov; p = op; }
+        for (int off = G / 2; off > 0; off /= 2) m = max(m, shfl_xor(m, off, G));
+        const unsigned tied = (__ballot_sync(0xffffffffu, v == m) >> gbase) & gmask;
+        if (__any_sync(0xffffffffu, (tied & (tied - 1)) != 0)) {
+          p = v == m ? pos : 0x7fffffff;
+#pragma unroll
+          for (int off = G / 2; off > 0; off /= 2) p = min(p, shfl_xor(p, off, G));
+        } else {
+          p = shfl(pos, __ffs(tied) - 1, G);
+        }
       }
       const unsigned owners = __ballot_sync(0xffffffffu, r < n && pos == p);
       const int w = __ffs((owners >> gbase) & gmask) - 1;
@@ -101,8 +161,11 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
       else if (pos == k) pos = p;
       const bool nonzero = piv != T(0);
       if (!nonzero && linfo == 0) linfo = k + 1;
+      // Rows still to be eliminated; the others (pivot rows so far) are final.
+      // Columns >= n are zero padding, updated but never read or stored.
+      const bool upd = nonzero && pos > k;
       T l = T(0);
-      if (nonzero && pos > k) {
+      if (upd) {
         l = a[k] / piv;
         a[k] = l;
       }
@@ -122,22 +185,45 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
           }
         }
         __syncwarp();
-        T u[G];
-        load_vectors<T, G, VW>(row, j0, u);
+        if (upd) {  // one branch around plain FMAs (per-element predicates cost 4 instructions each)
 #pragma unroll
-        for (int j = k + 1; j < G; ++j)
-          if (j < n && nonzero && pos > k) a[j] -= l * u[j];
+          for (int j = j0; j < G; j += VW) {  // a chunk at a time: fewer live registers
+            T u[VW];
+            load_chunk<T, VW>(row + j, u);
+#pragma unroll
+            for (int q = 0; q < VW; ++q)
+              if (j + q > k) a[j + q] -= l * u[q];
+          }
+        }
       } else {
 #pragma unroll
         for (int j = k + 1; j < G; ++j) {
-          if (j < n) {
-            const T u = shfl(a[j], w, G);
-            if (nonzero && pos > k) a[j] -= l * u;
-          }
+          const T u = shfl(a[j], w, G);
+          if (upd) a[j] -= l * u;
         }
       }
     }
     __syncwarp();  // the next matrix's step 0 reuses srow[0]
+    if constexpr (Solve) {
+      // Row at position q to lane q (lane r holds the row whose position is
+      // r, as getrs_reg_kernel); b[r] belongs at position pos (P b).
+      int src = r;
+#pragma unroll
+      for (int q = 0; q < G; ++q) {
+        if (q >= n) break;
+        const unsigned bal = (__ballot_sync(0xffffffffu, r < n && pos == q) >> gbase) & gmask;
+        if (r == q) src = __ffs(bal) - 1;
+      }
+#pragma unroll
+      for (int j = 0; j < G; ++j) a[j] = shfl(a[j], src, G);
+      T* const X = b < count ? B(b) : nullptr;
+      for (index_t c = 0; c < nrhs; ++c) {
+        const T bx = active ? X[r + c * ldb] : T(0);
+        const T x = lu_substitute<T, G>(a, shfl(bx, src, G), r, n);
+        if (active) X[r + c * ldb] = x;
+      }
+      pos = r;
+    }
     if (active) {
       T* const Ms = opaque(M);
       const index_t lds = opaque(lda);
@@ -185,21 +271,7 @@ getrs_reg_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* i
       orig = shfl(orig, src, G);
     }
     for (index_t c = 0; c < nrhs; ++c) {
-      T x = active ? X[orig + c * ldb] : T(0);
-#pragma unroll
-      for (int k = 0; k < G; ++k) {  // L y = P b, unit diagonal
-        if (k >= n) break;
-        const T xk = shfl(x, k, G);
-        if (r > k) x -= a[k] * xk;
-      }
-#pragma unroll
-      for (int k = G - 1; k >= 0; --k) {  // U x = y
-        if (k < n) {
-          if (r == k) x /= a[k];
-          const T xk = shfl(x, k, G);
-          if (r < k) x -= a[k] * xk;
-        }
-      }
+      const T x = lu_substitute<T, G>(a, active ? X[orig + c * ldb] : T(0), r, n);
       __syncwarp();
       if (active) X[r + c * ldb] = x;
     }
@@ -237,10 +309,12 @@ potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
       const T d = shfl(a[k], k, G);
       const bool ok = linfo == 0 && d > T(0);  // uniform in the group; false for NaN
       if (linfo == 0 && !ok) linfo = k + 1;
+      // Entries right of the diagonal (j > r) are not part of L: every lane
+      // updates all columns > k without per-element conditions, and those
+      // entries are never read or stored.
       if (ok) {
         const T s = sqrt(d);
-        if (r == k) a[k] = s;
-        else if (r > k) a[k] *= T(1) / s;  // scaled by the reciprocal, as LAPACK's potf2
+        a[k] = r == k ? s : a[k] * (T(1) / s);  // reciprocal scaling, as LAPACK's potf2
       }
       if constexpr (kSmemCol) {
         // Column k of L through shared memory: every lane stores its L(r, k),
@@ -252,16 +326,15 @@ potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
         const int j0 = ((k + 1) / VW) * VW;
         T u[G];
         load_vectors<T, G, VW>(col, j0, u);
+        if (ok) {
 #pragma unroll
-        for (int j = k + 1; j < G; ++j)
-          if (j < n && ok && r >= j) a[j] -= a[k] * u[j];
+          for (int j = k + 1; j < G; ++j) a[j] -= a[k] * u[j];
+        }
       } else {
 #pragma unroll
         for (int j = k + 1; j < G; ++j) {
-          if (j < n) {
-            const T ljk = shfl(a[k], j, G);
-            if (ok && r >= j) a[j] -= a[k] * ljk;
-          }
+          const T ljk = shfl(a[k], j, G);
+          if (ok) a[j] -= a[k] * ljk;
         }
       }
     }
@@ -336,8 +409,26 @@ template <class T, class Loc>
 void getrf_small(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
                  index_t count) {
   switch (group_for(n)) {
-#define DLA_CASE(G) \
-  case G: getrf_reg_kernel<T, G><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, ipiv, info, count); break;
+#define DLA_CASE(G)                                                                              \
+  case G:                                                                                        \
+    getrf_reg_kernel<T, G, false><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, ipiv, info,   \
+                                                                        count, NoRhs{}, 0, 0);   \
+    break;
+    DLA_CASE(2) DLA_CASE(4) DLA_CASE(8) DLA_CASE(16) DLA_CASE(32)
+#undef DLA_CASE
+  }
+  DLA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void gesv_small(stream_t s, int n, index_t nrhs, Strided<T> A, index_t lda, std::int32_t* ipiv,
+                Strided<T> B, index_t ldb, std::int32_t* info, index_t count) {
+  switch (group_for(n)) {
+#define DLA_CASE(G)                                                                              \
+  case G:                                                                                        \
+    getrf_reg_kernel<T, G, true><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, ipiv, info,    \
+                                                                       count, B, ldb, nrhs);     \
+    break;
     DLA_CASE(2) DLA_CASE(4) DLA_CASE(8) DLA_CASE(16) DLA_CASE(32)
 #undef DLA_CASE
   }
@@ -390,6 +481,8 @@ void potrs_small(stream_t s, bool upper, int n, index_t nrhs, LocA A, index_t ld
 }
 
 #define DLA_INST(T)                                                                              \
+  template void gesv_small<T>(stream_t, int, index_t, Strided<T>, index_t, std::int32_t*,        \
+                             Strided<T>, index_t, std::int32_t*, index_t);                       \
   template void getrf_small<T, Strided<T>>(stream_t, int, Strided<T>, index_t, std::int32_t*,    \
                                            std::int32_t*, index_t);                              \
   template void getrf_small<T, PtrArray<T>>(stream_t, int, PtrArray<T>, index_t, std::int32_t*,  \
