@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <tuple>
 #include <vector>
 
 #include "dla/core/batch.hpp"
@@ -354,8 +356,58 @@ TYPED_TEST(BatchedGpu, PointerArrayMatchesStrided) {
   }
 }
 
+// FP32: the 8x8-register-tile kernels (default, batched_tiles.cu: potrf
+// 33 <= n <= 128, getrf 65 <= n <= 128) and the row-per-thread kernels
+// (DLA_BATCHED_NO_TILES=1, batched_rows.cu) make the same pivot choices and
+// the same info, and factors equal up to rounding (a wrong row move or
+// update differs by O(1)). Sizes cover both tile grids (8x8 threads up to
+// n = 64, 16x16 above), partial tiles and a zero pivot / non-SPD minor in
+// one member.
+TEST(BatchedGpu, TileKernelsEqualRowKernels) {
+  DLA_REQUIRE_GPU();
+  const index_t count = 64;
+  for (index_t n : {33, 40, 63, 64, 65, 97, 120, 128}) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n);
+    auto A = random_batch<float>(count, n, n, 2000 + n);
+    A[5].col(n / 2).setZero();
+    auto S = spd_batch<float>(count, n, 2100 + n);
+    S[7](n - 2, n - 2) = -1.0f;
+    auto run = [&](bool rows) {
+      std::unique_ptr<dla::test::ScopedEnv> env;
+      if (rows) env = std::make_unique<dla::test::ScopedEnv>("DLA_BATCHED_NO_TILES", "1");
+      Dev<float> dA(A, n + 1, (n + 1) * n), dL(S, n, n * n), dU(S, n, n * n);
+      dla::DeviceBuffer<i32> p(count * n), info(count), iL(count), iU(count);
+      EXPECT_EQ(getrf<float>(n, dA.data(), dA.ld, dA.stride, p.data(), info.data(), count), 0);
+      EXPECT_EQ(potrf<float>(Uplo::Lower, n, dL.data(), n, n * n, iL.data(), count), 0);
+      EXPECT_EQ(potrf<float>(Uplo::Upper, n, dU.data(), n, n * n, iU.data(), count), 0);
+      auto F = dA.get();
+      EXPECT_TRUE(dA.padding_intact());
+      return std::make_tuple(F, get_ints(p), get_ints(info), dL.get(), get_ints(iL), dU.get(),
+                             get_ints(iU));
+    };
+    const auto [F1, p1, i1, L1, il1, U1, iu1] = run(false);
+    const auto [F2, p2, i2, L2, il2, U2, iu2] = run(true);
+    EXPECT_EQ(p1, p2);
+    EXPECT_EQ(i1, i2);
+    EXPECT_EQ(i1[5], i32(n / 2 + 1));
+    EXPECT_EQ(il1, il2);
+    EXPECT_EQ(iu1, iu2);
+    EXPECT_EQ(il1[7], i32(n - 1));
+    EXPECT_EQ(iu1[7], i32(n - 1));
+    for (index_t b = 0; b < count; ++b) {
+      if (b == 5 || b == 7) continue;  // factors past a failure are not specified
+      EXPECT_LE((F1[b] - F2[b]).cwiseAbs().maxCoeff(), 1e-3f) << "getrf member " << b;
+      const Mat<float> l1 = L1[b].triangularView<Eigen::Lower>(), l2 = L2[b].triangularView<Eigen::Lower>();
+      const Mat<float> u1 = U1[b].triangularView<Eigen::Upper>(), u2 = U2[b].triangularView<Eigen::Upper>();
+      EXPECT_LE((l1 - l2).cwiseAbs().maxCoeff(), 1e-4f) << "potrf lower member " << b;
+      EXPECT_LE((u1 - u2).cwiseAbs().maxCoeff(), 1e-4f) << "potrf upper member " << b;
+      EXPECT_GT(l1.norm(), 0.0f);
+    }
+  }
+}
+
 // One block per matrix with more than 65535 matrices: the grid is 1-D over x.
-// n = 40 runs the row-per-thread kernels (batched_rows.cu).
+// n = 40 runs the row kernel (getrf) and the 8x8-tile kernel (potrf) in FP32.
 TEST(BatchedGpuLarge, BlockKernelsBeyond65535Matrices) {
   DLA_REQUIRE_GPU();
   const index_t n = 40, count = 70001;

@@ -145,7 +145,7 @@ TEST(SanitizeBatched, EverySizeClass) {
 #if DLA_HAVE_CUDA
   dla::Context ctx(dla::Backend::Cuda);
   const index_t count = 5;
-  for (index_t n : {1, 5, 32, 45, 129, 256}) {
+  for (index_t n : {1, 5, 32, 45, 100, 129, 256}) {
     Mat<float> all(n, n * count), allspd(n, n * count);
     for (index_t b = 0; b < count; ++b) {
       all.middleCols(b * n, n) = well_conditioned<float>(n, 11 + b);
@@ -160,10 +160,14 @@ TEST(SanitizeBatched, EverySizeClass) {
                                         ipiv.data(), dB.data(), n, 2 * n, count), 0) << n;
     ASSERT_EQ(dla::cuda::spotrf_batched(ctx.stream(), dla::Uplo::Lower, n, dS.data(), n, n * n,
                                         info.data(), count), 0) << n;
+    dla::DeviceMatrix<float> dC(dla::test::random_matrix<float>(n, 2 * count, 13));
+    ASSERT_EQ(dla::cuda::spotrs_batched(ctx.stream(), dla::Uplo::Lower, n, 2, dS.data(), n, n * n,
+                                        dC.data(), n, 2 * n, count), 0) << n;
     std::vector<std::int32_t> h(count);
     info.download(h.data(), count);
     for (auto v : h) EXPECT_EQ(v, 0) << n;
     EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite()) << n;
+    EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite()) << n;
     EXPECT_TRUE(dA.to_host(ctx.stream()).allFinite()) << n;
   }
 #endif

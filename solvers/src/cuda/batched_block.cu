@@ -331,6 +331,12 @@ void allow_smem(K kernel, std::size_t bytes) {
 template <class T, class Loc>
 void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
                  std::int32_t* info, index_t count) {
+  if constexpr (sizeof(T) == 4) {
+    if (n > kTilesGetrfMinN && n <= kTilesMaxN && tiles_enabled()) {
+      getrf_tiles(s, int(n), A, lda, ipiv, info, count);
+      return;
+    }
+  }
   if (n > kRegisterMaxN && n <= rows_max_n<T>()) {
     getrf_rows<T>(s, int(n), A, lda, ipiv, info, count);
     return;
@@ -355,6 +361,12 @@ void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
 template <class T, class Loc>
 void potrf_block(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int32_t* info,
                  index_t count) {
+  if constexpr (sizeof(T) == 4) {
+    if (n > kRegisterMaxN && n <= kTilesMaxN && tiles_enabled()) {
+      potrf_tiles(s, upper, int(n), A, lda, info, count);
+      return;
+    }
+  }
   if (n > kRegisterMaxN && n <= rows_max_n<T>()) {
     potrf_rows<T>(s, upper, int(n), A, lda, info, count);
     return;
@@ -380,6 +392,10 @@ void potrf_block(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int
 template <class T, class LocA, class LocB>
 void getrs_warp(stream_t s, bool trans, index_t n, index_t nrhs, LocA A, index_t lda,
                 const std::int32_t* ipiv, LocB B, index_t ldb, index_t count) {
+  if (n <= kLanesMaxN) {
+    getrs_lanes<T>(s, trans, n, nrhs, A, lda, ipiv, B, ldb, count);
+    return;
+  }
   const std::size_t bytes = std::size_t(kSolveWarps) * std::size_t(n) * sizeof(T);
   const unsigned grid = grid_for(count * nrhs, kSolveWarps);
   getrs_warp_kernel<T><<<grid, kSolveWarps * 32, bytes, s>>>(trans, n, nrhs, A, lda, ipiv, B, ldb,
@@ -390,6 +406,10 @@ void getrs_warp(stream_t s, bool trans, index_t n, index_t nrhs, LocA A, index_t
 template <class T, class LocA, class LocB>
 void potrs_warp(stream_t s, bool upper, index_t n, index_t nrhs, LocA A, index_t lda, LocB B,
                 index_t ldb, index_t count) {
+  if (n <= kLanesMaxN) {
+    potrs_lanes<T>(s, upper, n, nrhs, A, lda, B, ldb, count);
+    return;
+  }
   const std::size_t bytes = std::size_t(kSolveWarps) * std::size_t(n) * sizeof(T);
   const unsigned grid = grid_for(count * nrhs, kSolveWarps);
   if (upper)

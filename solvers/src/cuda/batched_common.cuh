@@ -74,6 +74,20 @@ template <class T, class Loc>
 void potrf_rows(stream_t s, bool upper, int n, Loc A, index_t lda, std::int32_t* info,
                 index_t count);
 
+// FP32 kRegisterMaxN < n <= 128: one block of 8x8 (n <= 64) or 16x16 threads
+// per matrix, an 8x8 tile of the matrix per thread in registers
+// (batched_tiles.cu). DLA_BATCHED_NO_TILES=1 uses the row kernels instead
+// (comparison runs, tests).
+constexpr index_t kTilesMaxN = 128;
+constexpr index_t kTilesGetrfMinN = 64;  // getrf n <= 64: the row kernel is faster (H200)
+bool tiles_enabled();
+template <class Loc>
+void getrf_tiles(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
+                 index_t count);
+template <class Loc>
+void potrf_tiles(stream_t s, bool upper, int n, Loc A, index_t lda, std::int32_t* info,
+                 index_t count);
+
 // One block per matrix (shared memory when the matrix fits, else in place), any n.
 template <class T, class Loc>
 void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
@@ -93,7 +107,17 @@ void getrf_blocked(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv
 template <class T, class Loc>
 void potrf_blocked(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int32_t* info,
                    index_t count);
+// One warp per (matrix, right-hand side), the vector in registers, the factor
+// streamed with columns loaded ahead (batched_solve.cu), n <= kLanesMaxN.
+constexpr index_t kLanesMaxN = 256;
+template <class T, class LocA, class LocB>
+void getrs_lanes(stream_t s, bool trans, index_t n, index_t nrhs, LocA A, index_t lda,
+                 const std::int32_t* ipiv, LocB B, index_t ldb, index_t count);
+template <class T, class LocA, class LocB>
+void potrs_lanes(stream_t s, bool upper, index_t n, index_t nrhs, LocA A, index_t lda, LocB B,
+                 index_t ldb, index_t count);
 // One warp per (matrix, right-hand side); needs n * sizeof(T) <= 48 KB.
+// Calls the *_lanes kernels for n <= kLanesMaxN.
 template <class T, class LocA, class LocB>
 void getrs_warp(stream_t s, bool trans, index_t n, index_t nrhs, LocA A, index_t lda,
                 const std::int32_t* ipiv, LocB B, index_t ldb, index_t count);
