@@ -4,7 +4,7 @@
 # usage: cli_test.sh /path/to/dla /path/to/python3-with-h5py
 set -u
 DLA="$(realpath "$1")"
-PY="${2:-/usr/bin/python3}"
+PY="${DLA_TEST_PYTHON3:-${2:-/usr/bin/python3}}"  # DLA_TEST_PYTHON3 overrides (carried build trees)
 W="$(mktemp -d)"
 trap 'rm -rf "$W"' EXIT
 fails=0 passes=0

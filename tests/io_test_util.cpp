@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 namespace dla::test::io {
@@ -39,7 +40,10 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 int run_python(const std::string& args, std::string* output) {
-  const std::string py = DLA_PYTHON3, script = DLA_IO_FIXTURES;
+  // DLA_TEST_PYTHON3 overrides the configure-time choice (a build tree
+  // carried to another machine, whose h5py python lives elsewhere).
+  const char* env = std::getenv("DLA_TEST_PYTHON3");
+  const std::string py = env && *env ? env : DLA_PYTHON3, script = DLA_IO_FIXTURES;
   if (py.empty() || py.find("NOTFOUND") != std::string::npos) {
     if (output) *output = "no /usr/bin/python3 found at configure time (DLA_PYTHON3='" + py + "')";
     return 127;
