@@ -1,7 +1,7 @@
 // Batched triangular solves for 32 < n <= 256 (getrs / potrs after the
 // factorization kernels): one warp per (matrix, right-hand side), the vector
 // in registers (lane l holds x[l + 32 t], t < RP = ceil(n / 32)), the factor
-// streamed one column at a time with D columns loaded ahead.
+// streamed one column at a time with 4-8 columns loaded ahead.
 //
 // The shared-memory warp kernels (batched_block.cu, still used for n > 256)
 // waited for every column load before its update: a chain of 2n dependent
@@ -22,7 +22,10 @@ namespace dla::cuda::batched {
 namespace {
 
 constexpr int kWarps = 4;  // warps per block
-constexpr int D = 4;       // columns loaded ahead
+// Columns loaded ahead: 8 from n = 65 (few systems per SM there, the loads
+// must hide themselves), 4 below (many warps per SM; 8 costs occupancy).
+template <int RP>
+constexpr int depth() { return RP >= 4 ? 8 : 4; }
 
 template <class T, int RP>
 __device__ __forceinline__ T pick(const T (&v)[RP], int t) {
@@ -53,6 +56,7 @@ __device__ __forceinline__ int column_at(int s, int n, bool ascending) {
 // (k descending, rows above). Unit: the diagonal is taken as 1.
 template <class T, int RP, bool Lower, bool Unit>
 __device__ __forceinline__ void sweep_axpy(const T* M, index_t lda, int n, int lane, T (&x)[RP]) {
+  constexpr int D = depth<RP>();
   T buf[D][RP];
 #pragma unroll
   for (int d = 0; d < D; ++d) load_column(M, lda, n, column_at(d, n, Lower), lane, buf[d]);
@@ -80,6 +84,7 @@ __device__ __forceinline__ void sweep_axpy(const T* M, index_t lda, int n, int l
 // (k ascending, rows above k).
 template <class T, int RP, bool Lower, bool Unit>
 __device__ __forceinline__ void sweep_dot(const T* M, index_t lda, int n, int lane, T (&x)[RP]) {
+  constexpr int D = depth<RP>();
   T buf[D][RP];
 #pragma unroll
   for (int d = 0; d < D; ++d) load_column(M, lda, n, column_at(d, n, !Lower), lane, buf[d]);
