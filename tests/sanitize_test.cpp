@@ -166,9 +166,21 @@ TEST(SanitizeBatched, EverySizeClass) {
     std::vector<std::int32_t> h(count);
     info.download(h.data(), count);
     for (auto v : h) EXPECT_EQ(v, 0) << n;
-    EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite()) << n;
-    EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite()) << n;
-    EXPECT_TRUE(dA.to_host(ctx.stream()).allFinite()) << n;
+    // The other solve paths: transposed getrs, upper potrs, and gesv (one
+    // fused kernel for n <= 32).
+    dla::DeviceMatrix<float> dT(dla::test::random_matrix<float>(n, 2 * count, 14));
+    ASSERT_EQ(dla::cuda::sgetrs_batched(ctx.stream(), dla::Op::T, n, 2, dA.data(), n, n * n,
+                                        ipiv.data(), dT.data(), n, 2 * n, count), 0) << n;
+    dla::DeviceMatrix<float> dU(allspd), dE(dla::test::random_matrix<float>(n, 2 * count, 15));
+    ASSERT_EQ(dla::cuda::sposv_batched(ctx.stream(), dla::Uplo::Upper, n, 2, dU.data(), n, n * n,
+                                       dE.data(), n, 2 * n, info.data(), count), 0) << n;
+    dla::DeviceMatrix<float> dG(all), dF(dla::test::random_matrix<float>(n, 2 * count, 16));
+    ASSERT_EQ(dla::cuda::sgesv_batched(ctx.stream(), n, 2, dG.data(), n, n * n, ipiv.data(),
+                                       dF.data(), n, 2 * n, info.data(), count), 0) << n;
+    info.download(h.data(), count);
+    for (auto v : h) EXPECT_EQ(v, 0) << n;
+    for (const auto* m : {&dA, &dB, &dC, &dT, &dU, &dE, &dG, &dF})
+      EXPECT_TRUE(m->to_host(ctx.stream()).allFinite()) << n;
   }
 #endif
 }
