@@ -387,8 +387,13 @@ TEST(BatchedGpu, TileKernelsEqualRowKernels) {
     };
     const auto [F1, p1, i1, L1, il1, U1, iu1] = run(false);
     const auto [F2, p2, i2, L2, il2, U2, iu2] = run(true);
-    EXPECT_EQ(p1, p2);
-    EXPECT_EQ(i1, i2);
+    // getrf n <= 64 runs the row kernel in both modes: comparing them there
+    // could not fail, so the getrf comparison covers the tile range only.
+    const bool getrf_tiles = n > 64;
+    if (getrf_tiles) {
+      EXPECT_EQ(p1, p2);
+      EXPECT_EQ(i1, i2);
+    }
     EXPECT_EQ(i1[5], i32(n / 2 + 1));
     EXPECT_EQ(il1, il2);
     EXPECT_EQ(iu1, iu2);
@@ -396,7 +401,8 @@ TEST(BatchedGpu, TileKernelsEqualRowKernels) {
     EXPECT_EQ(iu1[7], i32(n - 1));
     for (index_t b = 0; b < count; ++b) {
       if (b == 5 || b == 7) continue;  // factors past a failure are not specified
-      EXPECT_LE((F1[b] - F2[b]).cwiseAbs().maxCoeff(), 1e-3f) << "getrf member " << b;
+      if (getrf_tiles)
+        EXPECT_LE((F1[b] - F2[b]).cwiseAbs().maxCoeff(), 1e-3f) << "getrf member " << b;
       const Mat<float> l1 = L1[b].triangularView<Eigen::Lower>(), l2 = L2[b].triangularView<Eigen::Lower>();
       const Mat<float> u1 = U1[b].triangularView<Eigen::Upper>(), u2 = U2[b].triangularView<Eigen::Upper>();
       EXPECT_LE((l1 - l2).cwiseAbs().maxCoeff(), 1e-4f) << "potrf lower member " << b;
