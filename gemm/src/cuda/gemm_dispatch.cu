@@ -74,7 +74,9 @@ const TunedConfig& choose_tuned(index_t m, index_t n, index_t k, int& split_k) {
   auto tiles = [&](index_t bm, index_t bn) { return ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
   split_k = 1;
   // Large C (squares, LU trailing updates m, n >> k, tall-skinny with n >= 256):
-  // 128x128 tiles fill the device.
+  // 128x128 tiles fill the device. (Tried and dropped: the tile rows beyond the
+  // last full wave in a second launch with 64x64 tiles; H200: 3001^3 1.682 ->
+  // 1.656 ms, 4097^3 3.756 -> 3.911 ms. docs/gemm.md.)
   if (tiles(128, 128) >= sms) return tuned_by_name("tuned_128x128x16_s3");
   // Small C, deep K (e.g. 256x256x65536): split K over 128x128 tiles.
   if (k >= 2048) {
