@@ -91,6 +91,19 @@ TEST(SanitizeTrsm, AllSixteenCombinations) {
                     0);
           EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
         }
+  // Side Right with >= 1024 rows: the thread-per-row leaf (trsm_rows_kernel),
+  // orders 100 (one 128 leaf) and 200 (a 128 and a 64 leaf around a GEMM).
+  for (index_t k : {index_t(100), index_t(200)})
+    for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper})
+      for (auto op : {dla::Op::N, dla::Op::T}) {
+        const index_t rows = 1030;
+        dla::DeviceMatrix<float> dA(well_conditioned<float>(k, 7));
+        dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(rows, k, 8));
+        ASSERT_EQ(dla::cuda::strsm(ctx.stream(), dla::Side::Right, uplo, op, dla::Diag::NonUnit,
+                                   rows, k, 0.5f, dA.data(), dA.ld(), dB.data(), dB.ld()),
+                  0);
+        EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
+      }
 #endif
 }
 

@@ -212,6 +212,21 @@ TEST(TrsmDevice, AllCombosFloat) {
       }
 }
 
+// Side Right with >= 1024 rows runs the thread-per-row leaf for orders <= 128
+// (chunks of 32: orders 1, 31, 32, 33, 64, 65, 100, 128; above 128 it is
+// recursed to, next to GEMMs: 129, 200, 256).
+TEST(TrsmDevice, RowLeafManyVectors) {
+  DLA_REQUIRE_GPU();
+  std::uint64_t seed = 3000;
+  for (const Combo& c : all_combos()) {
+    if (c.side != Side::Right) continue;
+    for (index_t k : {1, 31, 32, 33, 64, 65, 100, 128, 129, 200, 256})
+      device_case<float>(c, 1500, k, 0.75, seed++);
+    for (index_t k : {1, 33, 100, 128, 200})
+      device_case<double>(c, 1100, k, -1.25, seed++);
+  }
+}
+
 TEST(TrsmDevice, AllCombosDouble) {
   DLA_REQUIRE_GPU();
   std::uint64_t seed = 2000;

@@ -23,6 +23,10 @@ template <class T>
 constexpr int leaf_nb() { return 64; }
 constexpr int kLeafLanes = 16;  // lanes per vector in the leaf kernel
 constexpr index_t kBigLeafMaxVectors = 4096;  // 256 tiles of 16: about one wave
+// Side Right with at least this many vectors (rows of B): triangles of order
+// <= 128 go to the thread-per-vector leaf (trsm_rows_kernel). Below it the
+// 16-lane leaf has more parallelism.
+constexpr index_t kRowsLeafMinVectors = 1024;
 
 template <class T>
 struct Trsm {
@@ -69,8 +73,31 @@ struct Trsm {
     DLA_CUDA_CHECK_LAUNCH();
   }
 
+  // Side Right, many vectors: one thread per row of B (trsm_rows_kernel).
+  template <int NB>
+  void rows_leaf(index_t off, index_t k, T alpha) const {
+    const bool trans = opA == Op::N;  // M = op(A)^T
+    const bool m_lower = !lower_op;
+    constexpr std::size_t smem = detail::trsm_rows_smem_bytes<T, NB>();
+    auto* kernel = &detail::trsm_rows_kernel<T, NB>;
+    if constexpr (smem > 48 * 1024)
+      DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          int(smem)));
+    constexpr int NT = detail::kTrsmRowsThreads;
+    const unsigned blocks = unsigned(std::min<index_t>((m + NT - 1) / NT, 65535));
+    kernel<<<blocks, NT, smem, s>>>(A + off + off * lda, lda, int(k), trans, m_lower,
+                                    diag == Diag::Unit, B + off * ldb, ldb, m, alpha);
+    DLA_CUDA_CHECK_LAUNCH();
+  }
+
   void rec(index_t off, index_t k, T alpha) const {
     constexpr int NB = leaf_nb<T>();
+    // (Double: order <= 64 only; the 128 instance would need 263 KB of shared memory.)
+    if (side == Side::Right && m >= kRowsLeafMinVectors) {
+      if (k <= NB) return rows_leaf<NB>(off, k, alpha);
+      if constexpr (std::is_same_v<T, float>)
+        if (k <= 2 * NB) return rows_leaf<2 * NB>(off, k, alpha);
+    }
     if (k <= NB) return leaf<NB>(off, k, alpha);
     // One 128-leaf instead of two 64-leaves and a GEMM when there are few
     // vectors (latency bound: ~3-4 us instead of ~15 us); with many vectors
