@@ -36,30 +36,22 @@ constexpr std::size_t trsm_leaf_smem_bytes() {
   return sizeof(T) * std::size_t(NB * (NB + 1) + NB * (VB + 1) + NB);
 }
 
-template <class T, int NB, int G>
-__global__ void __launch_bounds__(kTrsmLeafThreads)
-    trsm_leaf_kernel(const T* __restrict__ A, index_t lda, int k, bool trans, bool lower,
-                     bool unit, T* B, index_t estride, index_t vstride, index_t nvec, T alpha) {
-  constexpr int NT = kTrsmLeafThreads, VB = NT / G, R = NB / G;
-  static_assert(32 % G == 0 && NB % G == 0 && (NB * NB) % NT == 0 && (NB * VB) % NT == 0,
-                "trsm leaf tiling");
-  // Dynamic shared memory, trsm_leaf_smem_bytes<T, NB, G>() bytes:
-  //   Ms[NB][NB + 1]  strictly triangular part of M, zero elsewhere
-  //   Xs[NB][VB + 1]  Xs[e][v]: element e of vector v of the tile
-  //   rdiag[NB]       1 / M(i, i) (1 with `unit`, 0 beyond k)
-  extern __shared__ __align__(16) unsigned char trsm_smem[];
-  T(*Ms)[NB + 1] = reinterpret_cast<T(*)[NB + 1]>(trsm_smem);
-  T(*Xs)[VB + 1] = reinterpret_cast<T(*)[VB + 1]>(trsm_smem + sizeof(T) * NB * (NB + 1));
-  T* rdiag = reinterpret_cast<T*>(trsm_smem + sizeof(T) * NB * (NB + 1 + VB + 1));
-  const int tid = threadIdx.x;
-  // Triangle: the fast index follows A's contiguous dimension (coalesced), in
-  // batches of 16 unconditional loads (elements outside the triangle read a
-  // valid address and are discarded) before their shared stores: one L2
-  // round trip per batch. (Loads under a condition, each followed by its
-  // store, were one round trip each: in trsm_rows_kernel that fill alone took
-  // ~36 of 81 us.)
+// Fills the k x k triangle M (M(i, j) = trans ? A(j, i) : A(i, j); k <= NB)
+// into shared memory for the NT threads of a block: S[i * si + j * sj] = M(i, j)
+// on the strict lower (upper) part, 0 elsewhere and beyond k; rdiag[i] =
+// 1 / M(i, i) (1 with `unit`, 0 beyond k). Only the stored triangle of A is
+// read. The fast index follows A's contiguous dimension (coalesced), in
+// batches of 16 unconditional loads (elements outside the triangle read a
+// valid address and are discarded) before their shared stores: one L2 round
+// trip per batch. Loads under a condition, each followed by its store, were
+// one round trip each (trsm_rows_kernel on the H200: the fill took ~36 of 81 us).
+template <class T, int NB, int NT>
+__device__ __forceinline__ void fill_triangle(const T* __restrict__ A, index_t lda, int k,
+                                              bool trans, bool lower, bool unit, T* S, int si,
+                                              int sj, T* rdiag) {
   constexpr int kFill = NB * NB / NT, kBatch = kFill < 16 ? kFill : 16;
-  static_assert(kFill % kBatch == 0);
+  static_assert((NB * NB) % NT == 0 && kFill % kBatch == 0, "triangle fill tiling");
+  const int tid = threadIdx.x;
   for (int t0 = 0; t0 < kFill; t0 += kBatch) {
     T v[kBatch];
 #pragma unroll
@@ -76,10 +68,29 @@ __global__ void __launch_bounds__(kTrsmLeafThreads)
       const int f = idx % NB, s = idx / NB;
       const int i = trans ? s : f, j = trans ? f : s;
       const bool in_tri = i < k && j < k && (lower ? i > j : i < j);
-      Ms[i][j] = in_tri ? v[u] : T(0);
+      S[i * si + j * sj] = in_tri ? v[u] : T(0);
       if (i == j) rdiag[i] = i < k ? (unit ? T(1) : T(1) / v[u]) : T(0);
     }
   }
+}
+
+template <class T, int NB, int G>
+__global__ void __launch_bounds__(kTrsmLeafThreads)
+    trsm_leaf_kernel(const T* __restrict__ A, index_t lda, int k, bool trans, bool lower,
+                     bool unit, T* B, index_t estride, index_t vstride, index_t nvec, T alpha) {
+  constexpr int NT = kTrsmLeafThreads, VB = NT / G, R = NB / G;
+  static_assert(32 % G == 0 && NB % G == 0 && (NB * NB) % NT == 0 && (NB * VB) % NT == 0,
+                "trsm leaf tiling");
+  // Dynamic shared memory, trsm_leaf_smem_bytes<T, NB, G>() bytes:
+  //   Ms[NB][NB + 1]  strictly triangular part of M, zero elsewhere
+  //   Xs[NB][VB + 1]  Xs[e][v]: element e of vector v of the tile
+  //   rdiag[NB]       1 / M(i, i) (1 with `unit`, 0 beyond k)
+  extern __shared__ __align__(16) unsigned char trsm_smem[];
+  T(*Ms)[NB + 1] = reinterpret_cast<T(*)[NB + 1]>(trsm_smem);
+  T(*Xs)[VB + 1] = reinterpret_cast<T(*)[VB + 1]>(trsm_smem + sizeof(T) * NB * (NB + 1));
+  T* rdiag = reinterpret_cast<T*>(trsm_smem + sizeof(T) * NB * (NB + 1 + VB + 1));
+  const int tid = threadIdx.x;
+  fill_triangle<T, NB, NT>(A, lda, k, trans, lower, unit, &Ms[0][0], NB + 1, 1, rdiag);
   const int g = tid % G, vl = tid / G;
   const bool econtig = estride == 1;
   const index_t ntiles = (nvec + VB - 1) / VB;
@@ -186,30 +197,7 @@ __global__ void __launch_bounds__(kTrsmRowsThreads)
   T* rdiag = Mc + NB * LD;                       // 1 / M(i, i); 0 beyond k
   T* Xs = rdiag + NB;                            // Xs[e * NT + tid]: solved elements
   const int tid = threadIdx.x;
-  // The fill as in trsm_leaf_kernel: batches of 16 unconditional loads, then
-  // their shared stores (81 -> 45 us for a 128-triangle on 3840 rows).
-  constexpr int kFill = NB * NB / NT, kBatch = 16;
-  static_assert(kFill % kBatch == 0);
-  for (int t0 = 0; t0 < kFill; t0 += kBatch) {
-    T v[kBatch];
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int idx = tid + (t0 + u) * NT;
-      const int f = idx % NB, s = idx / NB;
-      const int i = trans ? s : f, j = trans ? f : s;  // M(i, j) = A(f + s lda)
-      const bool need = i < k && j < k && ((lower ? i > j : i < j) || (i == j && !unit));
-      v[u] = __ldg(need ? A + f + index_t(s) * lda : A);
-    }
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int idx = tid + (t0 + u) * NT;
-      const int f = idx % NB, s = idx / NB;
-      const int i = trans ? s : f, j = trans ? f : s;
-      const bool in_tri = i < k && j < k && (lower ? i > j : i < j);
-      Mc[j * LD + i] = in_tri ? v[u] : T(0);
-      if (i == j) rdiag[i] = i < k ? (unit ? T(1) : T(1) / v[u]) : T(0);
-    }
-  }
+  fill_triangle<T, NB, NT>(A, lda, k, trans, lower, unit, Mc, 1, LD, rdiag);
   __syncthreads();
   const int nc = (k + CH - 1) / CH;
   // No barrier below: each thread runs its own vectors.
