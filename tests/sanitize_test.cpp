@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "dla/core.hpp"
@@ -71,6 +72,38 @@ TEST(SanitizeGemm, EveryVariantSmallIrregular) {
                              dA.ld(), dB.data(), dB.ld(), 0.0, dC.data(), dC.ld()),
             0);
   EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
+#endif
+}
+
+// The scratch-memory paths of "auto": split-K (every tile, and only the last
+// wave's tiles) with its reduction kernel, and the operand packing kernels.
+TEST(SanitizeGemm, AutoSplitAndPackPaths) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  dla::Context ctx(dla::Backend::Cuda);
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  const index_t tail_m = 128 * ((2 * index_t(sms) + 20 + 3) / 4) - 5;
+  struct S { dla::Op a, b; index_t m, n, k, pad; const char* path; };
+  for (const S& sh : {S{dla::Op::N, dla::Op::N, 67, 45, 2100, 0, "split_k"},
+                      S{dla::Op::T, dla::Op::N, 67, 45, 5000, 0, "split_k"},
+                      S{dla::Op::N, dla::Op::T, 600, 520, 33, 1, "pack_a pack_b"},
+                      S{dla::Op::T, dla::Op::N, tail_m, 500, 1024, 0, "tail_split_k"}}) {
+    const index_t ar = sh.a == dla::Op::N ? sh.m : sh.k, ac = sh.a == dla::Op::N ? sh.k : sh.m;
+    const index_t br = sh.b == dla::Op::N ? sh.k : sh.n, bc = sh.b == dla::Op::N ? sh.n : sh.k;
+    // pad = 1: odd leading dimensions (ar + 1 with ar even), so packing applies.
+    dla::DeviceMatrix<float> dA(dla::test::random_matrix<float>(ar + sh.pad, ac, 5));
+    dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(br + sh.pad, bc, 6));
+    dla::DeviceMatrix<float> dC(Mat<float>::Constant(sh.m, sh.n, 0.5f));
+    const std::string choice =
+        dla::cuda::sgemm_auto_choice(sh.a, sh.b, sh.m, sh.n, sh.k, dA.ld(), dB.ld());
+    EXPECT_NE(choice.find(sh.path), std::string::npos) << choice;
+    ASSERT_EQ(dla::cuda::sgemm(ctx.stream(), sh.a, sh.b, sh.m, sh.n, sh.k, 1.0f, dA.data(),
+                               dA.ld(), dB.data(), dB.ld(), 0.5f, dC.data(), dC.ld()),
+              0)
+        << choice;
+    EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite()) << choice;
+  }
 #endif
 }
 

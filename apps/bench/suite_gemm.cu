@@ -182,7 +182,7 @@ void bench_shape(const Options& opt, Report& report, cublasHandle_t h, cudaStrea
     row.error = mmx > 0 ? dmx / mmx : dmx;
     row.error_limit = 10.0 * std::sqrt(double(k)) * eps;
     if constexpr (std::is_same_v<T, float>)
-      if (v == "auto") row.note = "auto = " + cuda::sgemm_auto_choice(m, n, k);
+      if (v == "auto") row.note = "auto = " + cuda::sgemm_auto_choice(sh.a, sh.b, m, n, k, lda, ldb);
     report.add(row);
   }
   cudaFree(dmax);

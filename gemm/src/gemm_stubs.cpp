@@ -23,6 +23,9 @@ std::vector<std::string> sgemm_variants() { return {}; }
 std::string sgemm_auto_choice(index_t, index_t, index_t) {
   not_compiled("dla::cuda::sgemm_auto_choice");
 }
+std::string sgemm_auto_choice(Op, Op, index_t, index_t, index_t, index_t, index_t) {
+  not_compiled("dla::cuda::sgemm_auto_choice");
+}
 int sgemm_variant(const std::string&, stream_t, Op, Op, index_t, index_t, index_t, float,
                   const float*, index_t, const float*, index_t, float, float*, index_t) {
   not_compiled("dla::cuda::sgemm_variant");

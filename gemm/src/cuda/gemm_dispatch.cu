@@ -1,6 +1,7 @@
 // Entry points: argument checks, the trivial cases (alpha == 0, k == 0),
 // the variant registry and the "auto" dispatch rule.
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -67,26 +68,111 @@ const DeviceLimits& device_limits() {
   return cache[size_t(dev)];
 }
 
-// THE dispatch rule of "auto" (retune here from `dla bench gemm --variants all`).
-// Returns the tuned config and the split-K factor for this shape.
-const TunedConfig& choose_tuned(index_t m, index_t n, index_t k, int& split_k) {
+// What "auto" runs for one shape: THE dispatch rule (retune here from
+// `dla bench gemm --variants all`).
+struct AutoPlan {
+  const TunedConfig* config = nullptr;
+  KSplit split;
+  bool pack_a = false, pack_b = false;  // copy the operand first (gemm_pack.cu)
+};
+
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* e = std::getenv(name);
+  return e != nullptr && *e != '\0' ? std::atoi(e) : fallback;
+}
+
+// Whether to pack an operand that runs O long (m for A, n for B) against the
+// other output dimension `other`, i.e. copy it m/n-contiguous with an aligned
+// leading dimension so the tuned kernel copies it 16 bytes at a time.
+// Packing reads and writes the operand once: about 2*O*K*4 bytes against
+// 2*O*other*K flops, ~60/other of the GEMM's time (3 TB/s against 45 TFLOP/s).
+// H200, same run (docs/gemm.md, session 5): 3001^3 NN 0.82x -> 0.89x (both
+// operands unaligned), TN 4096^3 0.86x -> 0.91x, TT 0.92x -> 0.94x, NN
+// 16384^3 0.90x -> 0.92x; NN 2048^3 0.91x -> 0.88x (the copy's share is
+// larger there). DLA_GEMM_PACK=0 never packs, 1 packs only unaligned operands,
+// 3 also k-contiguous ones from other >= 512 (tuning experiments).
+bool worth_packing(bool kcontig, bool aligned, index_t O, index_t other) {
+  static const int mode = env_int("DLA_GEMM_PACK", 2);
+  if (mode == 0 || O < 128) return false;
+  if (!aligned) return other >= 512;
+  return kcontig && ((mode == 2 && other >= 4096) || (mode == 3 && other >= 512));
+}
+
+}  // namespace
+
+AutoPlan plan_auto(const GemmArgs<float>& g) {
+  AutoPlan plan;
+  plan.pack_a = worth_packing(g.ta, g.lda % 4 == 0 && aligned16(g.A), g.m, g.n);
+  plan.pack_b = worth_packing(!g.tb, g.ldb % 4 == 0 && aligned16(g.B), g.n, g.m);
+  const index_t m = g.m, n = g.n, k = g.k;
   const index_t sms = device_limits().sm_count;
   auto tiles = [&](index_t bm, index_t bn) { return ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
-  split_k = 1;
+  const TunedConfig& big = tuned_by_name("tuned_128x128x16_s3");
+  const index_t wave = index_t(big.blocks_per_sm) * sms;  // 128x128 blocks resident at once
+  const index_t t128 = tiles(128, 128);
   // Large C (squares, LU trailing updates m, n >> k, tall-skinny with n >= 256):
-  // 128x128 tiles fill the device. (Tried and dropped: the tile rows beyond the
-  // last full wave in a second launch with 64x64 tiles; H200: 3001^3 1.682 ->
-  // 1.656 ms, 4097^3 3.756 -> 3.911 ms. docs/gemm.md.)
-  if (tiles(128, 128) >= sms) return tuned_by_name("tuned_128x128x16_s3");
+  // 128x128 tiles fill the device. When the last wave is less than half full
+  // and k is deep, its tiles are split along k so that it fills the device too
+  // (3001^3: 576 tiles = 2 waves + 48 tiles, which run as 5 slices each).
+  // (Tried and dropped: the tile rows beyond the last full wave in a second
+  // launch with 64x64 tiles; H200: 3001^3 1.682 -> 1.656 ms, 4097^3 3.756 ->
+  // 3.911 ms. docs/gemm.md.)
+  if (t128 >= sms) {
+    plan.config = &big;
+    const index_t tail = t128 % wave;
+    if (env_int("DLA_GEMM_TAIL", 1) != 0 && tail > 0 && 2 * tail <= wave && k >= 1024) {
+      const index_t s = std::min<index_t>({wave / tail, k / 512, 16});
+      if (s > 1) plan.split = KSplit{int(s), t128 - tail};
+    }
+    return plan;
+  }
   // Small C, deep K (e.g. 256x256x65536): split K over 128x128 tiles.
   if (k >= 2048) {
-    const TunedConfig& c = tuned_by_name("tuned_128x128x16_s3");
-    split_k = default_split_k(c, m, n, k);
-    if (split_k > 1 || tiles(64, 64) < sms) return c;
+    plan.config = &big;
+    const int s = default_split_k(big, m, n, k);
+    if (s > 1 || tiles(64, 64) < sms) {
+      plan.split = KSplit{s, 0};
+      return plan;
+    }
+  }
+  // Medium C, k deep enough (e.g. 1000^3: 64 tiles of 128^2): split K over
+  // 128x128 tiles so that a wave is full (blocks = wave / tiles slices each;
+  // a part-filled second round of blocks would cost a whole block time).
+  // H200: 1000^3 0.102 ms (64x64 tiles, 256 blocks) -> 0.086-0.088 ms (4 slices).
+  if (k >= 768) {
+    const int mid = env_int("DLA_GEMM_MID_SPLIT", 0);
+    const index_t s = mid > 0 ? mid : std::min<index_t>(wave / t128, k / 192);
+    if (s > 1) {
+      plan.config = &big;
+      plan.split = KSplit{int(s), 0};
+      return plan;
+    }
   }
   // Medium C (e.g. 1000^2): smaller tiles for more blocks.
-  if (tiles(128, 64) >= sms) return tuned_by_name("tuned_128x64x16_s4");
-  return tuned_by_name("tuned_64x64x16_s4");
+  plan.config = &tuned_by_name(tiles(128, 64) >= sms ? "tuned_128x64x16_s4" : "tuned_64x64x16_s4");
+  return plan;
+}
+
+// Runs the plan: packs what it says into scratch memory, then the tuned kernel.
+void run_auto(stream_t s, GemmArgs<float> g) {
+  const AutoPlan plan = plan_auto(g);
+  auto ld32 = [](index_t rows) { return (rows + 31) / 32 * 32; };
+  const index_t lda_p = ld32(g.m), ldb_p = ld32(g.n);
+  Scratch pa(s, plan.pack_a ? std::size_t(lda_p) * std::size_t(g.k) * sizeof(float) : 0);
+  Scratch pb(s, plan.pack_b ? std::size_t(ldb_p) * std::size_t(g.k) * sizeof(float) : 0);
+  if (pa.get() != nullptr) {  // op(A) as m x k, m contiguous: op N
+    float* a = static_cast<float*>(pa.get());
+    pack_operand(s, g.ta, g.m, g.k, g.A, g.lda, a, lda_p);
+    g.A = a; g.lda = lda_p; g.ta = false;
+  }
+  if (pb.get() != nullptr) {  // op(B)^T as n x k, n contiguous: op T
+    float* b = static_cast<float*>(pb.get());
+    pack_operand(s, !g.tb, g.n, g.k, g.B, g.ldb, b, ldb_p);
+    g.B = b; g.ldb = ldb_p; g.tb = true;
+  }
+  plan.config->launch(s, g, plan.split);
 }
 
 }  // namespace detail
@@ -140,9 +226,22 @@ std::vector<std::string> sgemm_variants() {
 }
 
 std::string sgemm_auto_choice(index_t m, index_t n, index_t k) {
-  int split = 1;
-  const auto& c = detail::choose_tuned(m, n, k, split);
-  return std::string(c.name) + (split > 1 ? " split_k=" + std::to_string(split) : "");
+  return sgemm_auto_choice(Op::N, Op::N, m, n, k, m, k);
+}
+
+std::string sgemm_auto_choice(Op opA, Op opB, index_t m, index_t n, index_t k, index_t lda,
+                              index_t ldb) {
+  // Pointers as cudaMalloc returns them (aligned); only the leading dimensions matter.
+  static float dummy[4];
+  const auto g = make_args<float>(opA, opB, m, n, k, 1.f, dummy, lda, dummy, ldb, 0.f, dummy, m);
+  const detail::AutoPlan p = detail::plan_auto(g);
+  std::string r = p.config->name;
+  if (p.split.slices > 1)
+    r += p.split.whole > 0 ? " tail_split_k=" + std::to_string(p.split.slices)
+                           : " split_k=" + std::to_string(p.split.slices);
+  if (p.pack_a) r += " pack_a";
+  if (p.pack_b) r += " pack_b";
+  return r;
 }
 
 int sgemm_variant(const std::string& variant, stream_t s, Op opA, Op opB, index_t m, index_t n,
@@ -165,11 +264,9 @@ int sgemm_variant(const std::string& variant, stream_t s, Op opA, Op opB, index_
   if (seed) {
     seed(s, g);
   } else if (tuned) {
-    tuned->launch(s, g, detail::default_split_k(*tuned, m, n, k));
+    tuned->launch(s, g, detail::KSplit{detail::default_split_k(*tuned, m, n, k), 0});
   } else {
-    int split = 1;
-    const auto& c = detail::choose_tuned(m, n, k, split);
-    c.launch(s, g, split);
+    detail::run_auto(s, g);
   }
   return 0;
 }

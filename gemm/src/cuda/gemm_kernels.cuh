@@ -1,6 +1,7 @@
 #pragma once
 // Launchers of every GEMM kernel family. Each expects validated arguments
 // with m, n, k > 0 and alpha != 0 (the dispatcher handles the trivial cases).
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,16 +19,51 @@ void launch_volkov_nn(stream_t s, const GemmArgs<float>& g);
 void launch_reg128(stream_t s, const GemmArgs<float>& g);
 void launch_reg128_vec4_db(stream_t s, const GemmArgs<float>& g);
 
-// Tuned kernel configurations (gemm_tuned.cu). split_k == 0: the config's own
-// choice (1 unless a deep-K shape needs more); > 1 forces that many slices.
+// How a tuned launch divides k among blocks. The tiles are taken in the
+// launch's rasterized order: the first `whole` are computed over all of k and
+// stored straight to C; each of the others is split into `slices` k-ranges
+// whose blocks store raw partial tiles to scratch memory, and a second kernel
+// sums them in slice order (deterministic: no atomics) and applies alpha and
+// beta. slices <= 1: every tile whole. whole = 0: classic split-K (deep k,
+// few tiles); whole = the tiles of the full waves: only the last, partial wave
+// is split, so it occupies the device instead of a few SMs.
+struct KSplit {
+  int slices = 1;
+  index_t whole = 0;
+};
+
+// Tuned kernel configurations (gemm_tuned.cu).
 struct TunedConfig {
   const char* name;
   int bm, bn, bk, stages;
-  void (*launch)(stream_t, const GemmArgs<float>&, int split_k);
+  int blocks_per_sm;  // the kernel's __launch_bounds__ minimum (what fits per SM)
+  void (*launch)(stream_t, const GemmArgs<float>&, KSplit split);
 };
 const std::vector<TunedConfig>& tuned_configs();
-// Split-K slices that fill the device for this config and shape (1 = none).
+// Split-K slices that fill the device for this config and shape (1 = none);
+// DLA_GEMM_SPLIT=<n> in the environment forces n (tuning experiments).
 int default_split_k(const TunedConfig& c, index_t m, index_t n, index_t k);
+
+// Copies op(X)'s O x K block, element (o, p) = X[p + o*ld] when kcontig else
+// X[o + p*ld], into dst with o contiguous: dst[o + p*ldd] (gemm_pack.cu).
+void pack_operand(stream_t s, bool kcontig, index_t O, index_t K, const float* X, index_t ld,
+                  float* dst, index_t ldd);
+
+// Stream-ordered scratch memory from dla's own memory pool (gemm_scratch.cu).
+// get() == nullptr when bytes == 0 or the device is out of memory: callers
+// then take a path that needs none. Freed, stream-ordered, on destruction.
+class Scratch {
+ public:
+  Scratch(stream_t s, std::size_t bytes);
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  stream_t stream_;
+  void* ptr_ = nullptr;
+};
 
 // DGEMM (gemm_double.cu).
 void launch_dgemm(stream_t s, const GemmArgs<double>& g);

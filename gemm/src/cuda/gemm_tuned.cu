@@ -10,11 +10,19 @@
 //
 // Shared layout: both operands k-major, As[stage][BK][BM+4], Bs[stage][BK][BN+4].
 // The operand that is contiguous along m (A, op N) or n (B, op T) is copied
-// with 16-byte cp.async when the block's tile is full along m/n, the pointer
-// 16-byte aligned and ld % 4 == 0 (zero-filled past k); everything else (the
-// k-contiguous operand, i.e. B in NN, A in TN/TT; edge tiles; unaligned
-// sub-matrices) uses 4-byte cp.async with zero fill, which transposes into the
-// k-major layout on the fly.
+// with 16-byte cp.async when the pointer is 16-byte aligned and ld % 4 == 0
+// (zero-filled past k and past m/n in edge tiles); everything else (the
+// k-contiguous operand, i.e. B in NN, A in TN/TT; unaligned sub-matrices)
+// uses 4-byte cp.async with zero fill, which transposes into the k-major
+// layout on the fly. (The dispatcher packs large operands of the second kind
+// into the first: gemm_pack.cu.)
+//
+// Split-K (KSplit): a split tile's slices are consecutive blocks, each stores
+// its raw partial tile to scratch memory, and splitk_reduce_kernel sums them
+// in slice order: deterministic, unlike atomics.
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -27,11 +35,11 @@ namespace {
 
 constexpr int kPad = 4;
 
-// 16-byte copy, zero-filled (nothing read) when !pred.
-__device__ __forceinline__ void cp_async16z(float* smem, const float* gmem, bool pred) {
+// 16-byte copy of which only the first `bytes` (0, 4, 8, 12 or 16) are read;
+// the rest of the 16 shared bytes are zero-filled.
+__device__ __forceinline__ void cp_async16n(float* smem, const float* gmem, int bytes) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int n = pred ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(n));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
 }
 __device__ __forceinline__ void cp_async4(float* smem, const float* gmem, bool pred) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -74,7 +82,7 @@ struct TileCopy {
 
   __device__ __forceinline__ TileCopy(const float* X, index_t ld, bool vec_ok, index_t o0,
                                       index_t p0, index_t O, int t) {
-    vec = !KCONTIG && vec_ok && o0 + BO <= O;
+    vec = !KCONTIG && vec_ok;
     if (KCONTIG) {
       p = t % BK; o = t / BK;
       ptr = X + (p0 + p) + (o0 + o) * ld;
@@ -98,11 +106,24 @@ struct TileCopy {
     float* dst = S + sdst;
     const bool full = o_left >= BO && k_left >= BK;
     if (!KCONTIG && vec) {
+      if (full) {  // the main loop's path: kept apart from the edge logic below
 #pragma unroll
-      for (int it = 0; it < kItV; ++it) {
-        if (kVecs % NT != 0 && int(threadIdx.x) + it * NT >= kVecs) break;
-        const bool in = full || p + it * kStepV < k_left;
-        cp_async16z(dst + it * kStepV * LD, in ? ptr + it * dit : X, in);
+        for (int it = 0; it < kItV; ++it) {
+          if (kVecs % NT != 0 && int(threadIdx.x) + it * NT >= kVecs) break;
+          cp_async16n(dst + it * kStepV * LD, ptr + it * dit, 16);
+        }
+      } else {
+        // Edge tiles along o read only the 0-3 elements left of the thread's
+        // 4 (the memory past the operand's last row may not exist) and zero
+        // the rest; past k, nothing.
+        const index_t o_rem = o_left - o;
+        const int obytes = o_rem >= 4 ? 16 : o_rem > 0 ? int(o_rem) * 4 : 0;
+#pragma unroll 1
+        for (int it = 0; it < kItV; ++it) {
+          if (kVecs % NT != 0 && int(threadIdx.x) + it * NT >= kVecs) break;
+          const int bytes = p + it * kStepV < k_left ? obytes : 0;
+          cp_async16n(dst + it * kStepV * LD, bytes > 0 ? ptr + it * dit : X, bytes);
+        }
       }
     } else {
       constexpr int kSd = KCONTIG ? kStepS : kStepS * LD;  // shared step per element
@@ -138,17 +159,38 @@ struct Tuned {
   static constexpr int BK_ = BK, STAGES_ = STAGES, TR_ = TR, TC_ = TC, TM_ = TM, TN_ = TN;
   static constexpr int WARPS_M_ = WARPS_M;
 
-  static void launch(stream_t s, const GemmArgs<float>& g, int split_k);
+  static void launch(stream_t s, const GemmArgs<float>& g, KSplit split);
   // Opts the kernel for this op combination in to its shared memory (once per device).
   static void prepare(int which);
 };
 
 
+// The launch's shape and how its blocks divide the work (see KSplit).
+struct TunedGrid {
+  int tiles_m, tiles_n;
+  int whole;        // tiles computed over all of k, stored to C
+  int split_tiles;  // the tiles after them, each split into `slices` k-ranges
+  int slices;
+  index_t k_per_slice;
+  float* work;  // split tiles' partial sums: [split tile][slice][BN][BM]
+  bool vecA, vecB, vecC;
+};
+
+// Tile (tile_m, tile_n) of the tile-th block in rasterized order: groups of
+// `group` tile rows walk across n together (L2 reuse of the A panel and B columns).
+__device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int group,
+                                            int& tile_m, int& tile_n) {
+  const int per_group = group * tiles_n;
+  const int first_m = (tile / per_group) * group;
+  const int gm = min(tiles_m - first_m, group);
+  tile_m = first_m + (tile % per_group) % gm;
+  tile_n = (tile % per_group) / gm;
+}
+
 // KA: A is k-contiguous (op T); KB: B is k-contiguous (op N).
 template <class Cfg, bool KA, bool KB>
 __global__ void __launch_bounds__(Cfg::NT, Cfg::MINB_)
-  tuned_kernel(GemmArgs<float> g, int tiles_m, int tiles_n, index_t k_per_split, bool vecA,
-           bool vecB, bool vecC, bool atomic) {
+  tuned_kernel(GemmArgs<float> g, TunedGrid grid) {
 constexpr int NT = Cfg::NT, WM = Cfg::WM, WN = Cfg::WN, BM = Cfg::BM, BN = Cfg::BN;
 constexpr int LDA = Cfg::LDA, LDB = Cfg::LDB, kGroup = Cfg::kGroup, BK = Cfg::BK_;
 constexpr int STAGES = Cfg::STAGES_, TR = Cfg::TR_, TC = Cfg::TC_, TM = Cfg::TM_, TN = Cfg::TN_;
@@ -158,17 +200,20 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
   float* Bs = As + STAGES * BK * LDA;
   const int t = threadIdx.x;
 
-  // Swizzled block order: groups of kGroup tile rows walk across n together.
+  // Whole tiles first, then the split tiles slice by slice.
   const int bid = blockIdx.x;
-  const int per_group = kGroup * tiles_n;
-  const int first_m = (bid / per_group) * kGroup;
-  const int gm = min(tiles_m - first_m, kGroup);
-  const int tile_m = first_m + (bid % per_group) % gm;
-  const int tile_n = (bid % per_group) / gm;
+  int tile = bid;
+  index_t kbeg = 0, kend = g.k;
+  if (bid >= grid.whole) {
+    // A tile's slices are consecutive blocks.
+    const int r = bid - grid.whole;
+    tile = grid.whole + r / grid.slices;
+    kbeg = (r % grid.slices) * grid.k_per_slice;
+    kend = min(g.k, kbeg + grid.k_per_slice);
+  }
+  int tile_m, tile_n;
+  tile_coords(tile, grid.tiles_m, grid.tiles_n, kGroup, tile_m, tile_n);
   const index_t i0 = index_t(tile_m) * BM, j0 = index_t(tile_n) * BN;
-
-  const index_t kbeg = blockIdx.y * k_per_split;
-  const index_t kend = min(g.k, kbeg + k_per_split);
   const index_t ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
 
   const int warp = t / 32, lane = t % 32;
@@ -182,8 +227,8 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
 #pragma unroll
     for (int c = 0; c < TN; ++c) acc[r][c] = 0.f;
 
-  TileCopy<BM, BK, NT, KA> ca(g.A, g.lda, vecA, i0, kbeg, g.m, t);
-  TileCopy<BN, BK, NT, KB> cb(g.B, g.ldb, vecB, j0, kbeg, g.n, t);
+  TileCopy<BM, BK, NT, KA> ca(g.A, g.lda, grid.vecA, i0, kbeg, g.m, t);
+  TileCopy<BN, BK, NT, KB> cb(g.B, g.ldb, grid.vecB, j0, kbeg, g.n, t);
   const index_t m_left = g.m - i0, n_left = g.n - j0;
   // Tiles are copied in order; k_left is the part of the slice left from the tile's start.
   auto load_stage = [&](int stage, index_t p0) {
@@ -226,8 +271,24 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
   }
   cp_async_wait<0>();
 
-  // Epilogue: C = alpha*acc + beta*C, or atomic accumulation (split-K, C
-  // already scaled by beta).
+  if (bid >= grid.whole) {
+    // A slice of a split tile: the raw partial tile, every element (the
+    // reduction guards the matrix edge), as float4 columns of the tile. (The
+    // address is formed here, not kept live through the main loop: the
+    // 128x128 configs sit at the 128-register cap of 2 blocks per SM.)
+    const int r = bid - grid.whole;
+    float* part = grid.work + index_t(r) * (BM * BN);  // [split tile][slice], as the blocks
+#pragma unroll
+    for (int x = 0; x < TM / 4; ++x)
+#pragma unroll
+      for (int c = 0; c < TN; ++c) {
+        const int col = col0 + (c / 4) * TC * 4 + c % 4, row = row0 + x * TR * 4;
+        *reinterpret_cast<float4*>(part + col * BM + row) =
+            make_float4(acc[4 * x][c], acc[4 * x + 1][c], acc[4 * x + 2][c], acc[4 * x + 3][c]);
+      }
+    return;
+  }
+  // Epilogue: C = alpha*acc + beta*C (beta == 0 never reads C).
 #pragma unroll
   for (int x = 0; x < TM / 4; ++x) {
     const index_t i = i0 + row0 + x * TR * 4;
@@ -236,11 +297,7 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
       const index_t j = j0 + col0 + (c / 4) * TC * 4 + c % 4;
       if (j >= g.n || i >= g.m) continue;
       float* cp = g.C + i + j * g.ldc;
-      if (atomic) {
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          if (i + r < g.m) atomicAdd(cp + r, g.alpha * acc[4 * x + r][c]);
-      } else if (vecC && i + 3 < g.m) {
+      if (grid.vecC && i + 3 < g.m) {
         float4 v = make_float4(g.alpha * acc[4 * x][c], g.alpha * acc[4 * x + 1][c],
                                g.alpha * acc[4 * x + 2][c], g.alpha * acc[4 * x + 3][c]);
         if (g.beta != 0.f) {
@@ -259,8 +316,53 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
   }
 }
 
+// Sums the slices of each split tile in slice order and stores
+// C = alpha*sum + beta*C (beta == 0 never reads C). Every thread owns one
+// float4 of a tile (blocks of 256 threads, BM*BN/1024 blocks per tile, so
+// that even 4 split tiles spread over 64 SMs), and loads kAhead slices ahead:
+// the sum is a chain of dependent adds, the loads are not (66 slices of
+// 256x256x65536: 6 round trips to L2 instead of 66).
+constexpr int kReduceThreads = 256;
+constexpr int kAhead = 12;
+template <int BM, int BN, int GROUP>
+__global__ void __launch_bounds__(kReduceThreads)
+  splitk_reduce_kernel(GemmArgs<float> g, TunedGrid grid) {
+  constexpr int kBlocksPerTile = BM * BN / (4 * kReduceThreads);
+  static_assert(BM * BN % (4 * kReduceThreads) == 0);
+  const int local = blockIdx.x / kBlocksPerTile;
+  const int v = (blockIdx.x % kBlocksPerTile) * kReduceThreads + threadIdx.x;  // float4 index
+  int tile_m, tile_n;
+  tile_coords(grid.whole + local, grid.tiles_m, grid.tiles_n, GROUP, tile_m, tile_n);
+  const int row = (4 * v) % BM, col = (4 * v) / BM;
+  const index_t i = index_t(tile_m) * BM + row, j = index_t(tile_n) * BN + col;
+  if (j >= g.n || i >= g.m) return;
+  constexpr int slice_stride = BM * BN / 4;  // in float4
+  const float4* __restrict__ p =
+      reinterpret_cast<const float4*>(grid.work + index_t(local) * grid.slices * (BM * BN)) + v;
+  float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+  int sl = 0;
+  for (; sl + kAhead <= grid.slices; sl += kAhead) {
+    float4 q[kAhead];
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u) q[u] = p[(sl + u) * slice_stride];
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u) {
+      sum.x += q[u].x; sum.y += q[u].y; sum.z += q[u].z; sum.w += q[u].w;
+    }
+  }
+  for (; sl < grid.slices; ++sl) {
+    const float4 q = p[sl * slice_stride];
+    sum.x += q.x; sum.y += q.y; sum.z += q.z; sum.w += q.w;
+  }
+  const float s4[4] = {sum.x, sum.y, sum.z, sum.w};
+  float* cp = g.C + i + j * g.ldc;
+#pragma unroll
+  for (int r = 0; r < 4; ++r)
+    if (i + r < g.m)
+      cp[r] = g.beta == 0.f ? g.alpha * s4[r] : g.alpha * s4[r] + g.beta * cp[r];
+}
 
-using TunedKernel = void (*)(GemmArgs<float>, int, int, index_t, bool, bool, bool, bool);
+using TunedKernel = void (*)(GemmArgs<float>, TunedGrid);
 
 template <class Cfg>
 const TunedKernel* kernels_of() {
@@ -293,30 +395,49 @@ void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::prepare(int whic
 
 template <int WARPS_M, int WARPS_N, int TR, int TC, int TM, int TN, int BK, int STAGES, int MINB>
 void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::launch(stream_t s,
-  const GemmArgs<float>& g, int split_k) {
+  const GemmArgs<float>& g, KSplit split) {
   // A k-contiguous (op T) and B k-contiguous (op N) select the instantiation.
   const int which = (g.ta ? 2 : 0) + (g.tb ? 0 : 1);
+  const index_t tm = (g.m + BM - 1) / BM, tn = (g.n + BN - 1) / BN, tiles = tm * tn;
+  if (tiles > index_t(INT32_MAX) / 2)
+    throw InvalidArgument("sgemm: " + std::to_string(tiles) + " tiles of " + std::to_string(BM) +
+                          "x" + std::to_string(BN) + " exceed one launch");
+  index_t whole = tiles, slices = 1, kps = g.k;
+  if (split.slices > 1 && split.whole < tiles) {
+    whole = std::max<index_t>(split.whole, 0);
+    kps = (g.k + split.slices - 1) / split.slices;
+    kps = (kps + BK - 1) / BK * BK;
+    slices = (g.k + kps - 1) / kps;
+  }
+  const index_t split_tiles = tiles - whole;
+  const std::size_t work_bytes =
+      slices > 1 ? std::size_t(slices * split_tiles) * (BM * BN) * sizeof(float) : 0;
+  Scratch work(s, work_bytes);
+  if (work_bytes > 0 && work.get() == nullptr) {  // no memory for the partials: no split
+    whole = tiles; slices = 1; kps = g.k;
+  }
+  TunedGrid grid{int(tm), int(tn), int(whole), int(tiles - whole), int(slices), kps,
+                 static_cast<float*>(work.get()),
+                 g.lda % 4 == 0 && aligned16(g.A), g.ldb % 4 == 0 && aligned16(g.B),
+                 g.ldc % 4 == 0 && aligned16(g.C)};
+  const index_t blocks = grid.whole + index_t(grid.split_tiles) * grid.slices;
+  if (blocks > index_t(INT32_MAX))
+    throw InvalidArgument("sgemm: split-K grid of " + std::to_string(blocks) + " blocks");
   prepare(which);
   const TunedKernel kernel = kernels_of<Tuned>()[which];
-  const index_t tm = (g.m + BM - 1) / BM, tn = (g.n + BN - 1) / BN;
-  if (split_k < 1) split_k = 1;
-  index_t kps = (g.k + split_k - 1) / split_k;
-  kps = (kps + BK - 1) / BK * BK;
-  const index_t splits = (g.k + kps - 1) / kps;
-  const bool atomic = splits > 1;
-  if (atomic) scale_c<float>(s, g.m, g.n, g.beta, g.C, g.ldc);
-  const bool vecA = g.lda % 4 == 0 && aligned16(g.A);
-  const bool vecB = g.ldb % 4 == 0 && aligned16(g.B);
-  const bool vecC = g.ldc % 4 == 0 && aligned16(g.C);
-  const dim3 grid(unsigned(tm * tn), unsigned(splits));
-  kernel<<<grid, NT, kSmemBytes, s>>>(g, int(tm), int(tn), kps, vecA, vecB, vecC, atomic);
+  kernel<<<unsigned(blocks), NT, kSmemBytes, s>>>(g, grid);
   DLA_CUDA_CHECK_LAUNCH();
+  if (grid.slices > 1) {
+    constexpr int kReduceBlocks = BM * BN / (4 * kReduceThreads);
+    splitk_reduce_kernel<BM, BN, kGroup>
+        <<<unsigned(grid.split_tiles * kReduceBlocks), kReduceThreads, 0, s>>>(g, grid);
+    DLA_CUDA_CHECK_LAUNCH();
+  }
 }
-
 
 template <class Cfg>
 TunedConfig make(const char* name) {
-  return {name, Cfg::BM, Cfg::BN, Cfg::BK_, Cfg::STAGES_, &Cfg::launch};
+  return {name, Cfg::BM, Cfg::BN, Cfg::BK_, Cfg::STAGES_, Cfg::MINB_, &Cfg::launch};
 }
 
 }  // namespace
@@ -347,6 +468,11 @@ const std::vector<TunedConfig>& tuned_configs() {
 }
 
 int default_split_k(const TunedConfig& c, index_t m, index_t n, index_t k) {
+  static const int forced = [] {
+    const char* e = std::getenv("DLA_GEMM_SPLIT");
+    return e != nullptr ? std::atoi(e) : 0;
+  }();
+  if (forced > 0) return forced;
   const index_t tiles = ((m + c.bm - 1) / c.bm) * ((n + c.bn - 1) / c.bn);
   const index_t sms = device_limits().sm_count;
   if (tiles >= sms || k < 2048) return 1;

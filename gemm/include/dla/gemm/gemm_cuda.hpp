@@ -44,11 +44,21 @@ int sgemm_variant(const std::string& variant, stream_t stream, Op opA, Op opB, i
                   index_t ldb, float beta, float* C, index_t ldc);
 
 // What "auto" runs for this shape on the current device, e.g.
-// "tuned_128x128x16_s3" or "tuned_128x128x16_s3 split_k=33" (for benchmarks
-// and docs). Deep-K shapes with few output tiles use split-K: C is first
-// scaled by beta (zeroed when beta == 0, never read), then every K slice adds
-// alpha * its partial product with atomicAdd, so the summation order (and
-// the last bits of the result) can vary between runs.
+// "tuned_128x128x16_s3", "tuned_128x128x16_s3 split_k=66" or
+// "tuned_128x128x16_s3 tail_split_k=5 pack_a" (for benchmarks and docs).
+// split_k: every output tile is computed as K slices by separate blocks;
+// tail_split_k: only the tiles of the last, partial wave are. The slices'
+// partial tiles go to scratch memory and one kernel sums them in a fixed
+// order, so results are bitwise reproducible run to run. pack_a / pack_b: the
+// operand is first copied into scratch memory with an aligned leading
+// dimension (and m/n contiguous), because the kernel would otherwise have to
+// copy it 4 bytes at a time (ld % 4 != 0, a pointer off 16 bytes). Scratch
+// memory comes from a stream-ordered memory pool that dla creates per device;
+// it keeps up to 256 MiB reserved between calls. If it cannot allocate, the
+// GEMM runs without splitting or packing. The first overload assumes op N,
+// N with lda = m, ldb = k.
 std::string sgemm_auto_choice(index_t m, index_t n, index_t k);
+std::string sgemm_auto_choice(Op opA, Op opB, index_t m, index_t n, index_t k, index_t lda,
+                              index_t ldb);
 
 }  // namespace dla::cuda
