@@ -19,7 +19,9 @@
 //
 // Split-K (KSplit): a split tile's slices are consecutive blocks, each stores
 // its raw partial tile to scratch memory, and splitk_reduce_kernel sums them
-// in slice order: deterministic, unlike atomics.
+// in slice order: deterministic, unlike atomics. The reduction is launched as
+// a programmatic dependent (PDL) of the GEMM kernel, so its launch overlaps
+// the GEMM's last blocks.
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -270,6 +272,9 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
     st = st + 1 == STAGES ? 0 : st + 1;
   }
   cp_async_wait<0>();
+  // Split launches: the reduction kernel may start launching now (programmatic
+  // dependent launch); its blocks wait for this grid to finish (griddepcontrol.wait).
+  if (grid.slices > 1) asm volatile("griddepcontrol.launch_dependents;");
 
   if (bid >= grid.whole) {
     // A slice of a split tile: the raw partial tile, every element (the
@@ -327,6 +332,9 @@ constexpr int kAhead = 12;
 template <int BM, int BN, int GROUP>
 __global__ void __launch_bounds__(kReduceThreads)
   splitk_reduce_kernel(GemmArgs<float> g, TunedGrid grid) {
+  // Launched as a programmatic dependent of the GEMM kernel: wait until it
+  // has finished and its partial tiles are visible.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
   constexpr int kBlocksPerTile = BM * BN / (4 * kReduceThreads);
   static_assert(BM * BN % (4 * kReduceThreads) == 0);
   const int local = blockIdx.x / kBlocksPerTile;
@@ -354,8 +362,17 @@ __global__ void __launch_bounds__(kReduceThreads)
     const float4 q = p[sl * slice_stride];
     sum.x += q.x; sum.y += q.y; sum.z += q.z; sum.w += q.w;
   }
-  const float s4[4] = {sum.x, sum.y, sum.z, sum.w};
   float* cp = g.C + i + j * g.ldc;
+  if (grid.vecC && i + 3 < g.m) {
+    float4 v = make_float4(g.alpha * sum.x, g.alpha * sum.y, g.alpha * sum.z, g.alpha * sum.w);
+    if (g.beta != 0.f) {
+      const float4 o = *reinterpret_cast<const float4*>(cp);
+      v.x += g.beta * o.x; v.y += g.beta * o.y; v.z += g.beta * o.z; v.w += g.beta * o.w;
+    }
+    *reinterpret_cast<float4*>(cp) = v;
+    return;
+  }
+  const float s4[4] = {sum.x, sum.y, sum.z, sum.w};
 #pragma unroll
   for (int r = 0; r < 4; ++r)
     if (i + r < g.m)
@@ -429,8 +446,17 @@ void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::launch(stream_t 
   DLA_CUDA_CHECK_LAUNCH();
   if (grid.slices > 1) {
     constexpr int kReduceBlocks = BM * BN / (4 * kReduceThreads);
-    splitk_reduce_kernel<BM, BN, kGroup>
-        <<<unsigned(grid.split_tiles * kReduceBlocks), kReduceThreads, 0, s>>>(g, grid);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned(grid.split_tiles * kReduceBlocks));
+    cfg.blockDim = dim3(kReduceThreads);
+    cfg.stream = s;
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = &attr;
+    static const bool pdl = std::getenv("DLA_GEMM_NO_PDL") == nullptr;  // A/B runs
+    cfg.numAttrs = pdl ? 1 : 0;
+    DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, splitk_reduce_kernel<BM, BN, kGroup>, g, grid));
     DLA_CUDA_CHECK_LAUNCH();
   }
 }
