@@ -76,12 +76,12 @@ struct AutoPlan {
   bool pack_a = false, pack_b = false;  // copy the operand first (gemm_pack.cu)
 };
 
-namespace {
-
-int env_int(const char* name, int fallback) {
+static int env_int(const char* name, int fallback) {
   const char* e = std::getenv(name);
   return e != nullptr && *e != '\0' ? std::atoi(e) : fallback;
 }
+
+namespace {
 
 // Whether to pack an operand that runs O long (m for A, n for B) against the
 // other output dimension `other`, i.e. copy it m/n-contiguous with an aligned
@@ -122,7 +122,8 @@ AutoPlan plan_auto(const GemmArgs<float>& g) {
   if (t128 >= sms) {
     plan.config = &big;
     const index_t tail = t128 % wave;
-    if (env_int("DLA_GEMM_TAIL", 1) != 0 && tail > 0 && 2 * tail <= wave && k >= 1024) {
+    static const bool tail_split = env_int("DLA_GEMM_TAIL", 1) != 0;
+    if (tail_split && tail > 0 && 2 * tail <= wave && k >= 1024) {
       const index_t s = std::min<index_t>({wave / tail, k / 512, 16});
       if (s > 1) plan.split = KSplit{int(s), t128 - tail};
     }
@@ -140,9 +141,9 @@ AutoPlan plan_auto(const GemmArgs<float>& g) {
   // Medium C, k deep enough (e.g. 1000^3: 64 tiles of 128^2): split K over
   // 128x128 tiles so that a wave is full (blocks = wave / tiles slices each;
   // a part-filled second round of blocks would cost a whole block time).
-  // H200: 1000^3 0.102 ms (64x64 tiles, 256 blocks) -> 0.086-0.088 ms (4 slices).
+  // H200: 1000^3 0.102 ms (64x64 tiles, 256 blocks) -> 0.080-0.082 ms (4 slices).
   if (k >= 768) {
-    const int mid = env_int("DLA_GEMM_MID_SPLIT", 0);
+    static const int mid = env_int("DLA_GEMM_MID_SPLIT", 0);
     const index_t s = mid > 0 ? mid : std::min<index_t>(wave / t128, k / 192);
     if (s > 1) {
       plan.config = &big;
@@ -232,7 +233,7 @@ std::string sgemm_auto_choice(index_t m, index_t n, index_t k) {
 std::string sgemm_auto_choice(Op opA, Op opB, index_t m, index_t n, index_t k, index_t lda,
                               index_t ldb) {
   // Pointers as cudaMalloc returns them (aligned); only the leading dimensions matter.
-  static float dummy[4];
+  alignas(16) static float dummy[4];
   const auto g = make_args<float>(opA, opB, m, n, k, 1.f, dummy, lda, dummy, ldb, 0.f, dummy, m);
   const detail::AutoPlan p = detail::plan_auto(g);
   std::string r = p.config->name;
@@ -264,7 +265,10 @@ int sgemm_variant(const std::string& variant, stream_t s, Op opA, Op opB, index_
   if (seed) {
     seed(s, g);
   } else if (tuned) {
-    tuned->launch(s, g, detail::KSplit{detail::default_split_k(*tuned, m, n, k), 0});
+    // DLA_GEMM_SPLIT=<n> forces the slices of a named config (tuning experiments).
+    static const int forced = detail::env_int("DLA_GEMM_SPLIT", 0);
+    const int slices = forced > 0 ? forced : detail::default_split_k(*tuned, m, n, k);
+    tuned->launch(s, g, detail::KSplit{slices, 0});
   } else {
     detail::run_auto(s, g);
   }

@@ -40,8 +40,7 @@ struct TunedConfig {
   void (*launch)(stream_t, const GemmArgs<float>&, KSplit split);
 };
 const std::vector<TunedConfig>& tuned_configs();
-// Split-K slices that fill the device for this config and shape (1 = none);
-// DLA_GEMM_SPLIT=<n> in the environment forces n (tuning experiments).
+// Split-K slices that fill the device for this config and shape (1 = none).
 int default_split_k(const TunedConfig& c, index_t m, index_t n, index_t k);
 
 // Copies op(X)'s O x K block, element (o, p) = X[p + o*ld] when kcontig else

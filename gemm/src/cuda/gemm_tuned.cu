@@ -494,11 +494,6 @@ const std::vector<TunedConfig>& tuned_configs() {
 }
 
 int default_split_k(const TunedConfig& c, index_t m, index_t n, index_t k) {
-  static const int forced = [] {
-    const char* e = std::getenv("DLA_GEMM_SPLIT");
-    return e != nullptr ? std::atoi(e) : 0;
-  }();
-  if (forced > 0) return forced;
   const index_t tiles = ((m + c.bm - 1) / c.bm) * ((n + c.bn - 1) / c.bn);
   const index_t sms = device_limits().sm_count;
   if (tiles >= sms || k < 2048) return 1;
