@@ -122,11 +122,13 @@ TEST(LuGpu, SwapPlansEqualPlainLaswp) {
 
 // The cluster leaf (default on sm_90, strips up to 16384 rows) and the
 // cooperative grid-barrier leaf (DLA_GETRF_NO_CLUSTER=1) run the same
-// arithmetic: same pivots, same factors. Sizes cover 1 CTA, partial and full
-// 16-CTA clusters, and a strip too tall for a cluster (float: > 16384 rows).
+// arithmetic when both use 32-column leaves (DLA_GETRF_LEAF_COLS=32): same
+// pivots, same factors. Sizes cover a 2-CTA cluster, partial and full 16-CTA
+// clusters, and a strip too tall for a cluster (float: > 16384 rows).
 TEST(LuGpu, ClusterLeafEqualsCooperativeLeaf) {
   DLA_REQUIRE_GPU();
   const Context ctx(Backend::Cuda);
+  ScopedEnv narrow("DLA_GETRF_LEAF_COLS", "32");
   for (auto [m, n] : std::vector<std::pair<int, int>>{
            {1, 1}, {33, 33}, {300, 40}, {1000, 1000}, {5000, 300}, {16384, 64}, {17000, 40}}) {
     SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n);
@@ -138,6 +140,32 @@ TEST(LuGpu, ClusterLeafEqualsCooperativeLeaf) {
   // double: 2 rows per thread, 16 CTAs
   expect_same_lu_with_env<double>(ctx, random_matrix<double>(8000, 40, 5), "DLA_GETRF_NO_CLUSTER",
                                   1e-10);
+}
+
+// The 64-column cluster leaf (float, strips up to 8192 rows; the default
+// there) against 32-column leaves plus the recursion's TRSM and GEMM: the
+// same pivots on random matrices, factors equal up to rounding, and both
+// within the backward-error limit. Widths 64, 36 (a partial wide leaf), 100.
+TEST(LuGpu, WideLeafEqualsNarrowLeaves) {
+  DLA_REQUIRE_GPU();
+  const Context ctx(Backend::Cuda);
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {64, 64}, {300, 36}, {1000, 1000}, {4096, 100}, {8192, 64}, {700, 2000}}) {
+    SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n);
+    const Matrix<float> A = random_matrix<float>(m, n, 91 + m);
+    const LU<float> wide = lu_factor(ctx, A);
+    LU<float> narrow;
+    {
+      ScopedEnv env("DLA_GETRF_LEAF_COLS", "32");
+      narrow = lu_factor(ctx, A);
+    }
+    EXPECT_EQ(wide.ipiv, narrow.ipiv);
+    EXPECT_EQ(wide.info, narrow.info);
+    const float scale = Mat<float>(narrow.factors).cwiseAbs().maxCoeff();
+    EXPECT_LE((wide.factors - narrow.factors).cwiseAbs().maxCoeff(), 1e-3f * scale);
+    EXPECT_LE(factor_backward_error<float>(Mat<float>(A), Mat<float>(wide.factors), wide.ipiv),
+              kLimit);
+  }
 }
 
 template <class T>

@@ -23,13 +23,33 @@ template <class T>
 std::size_t panel_workspace_bytes(index_t m);
 
 // Factors the panel A[k0:m, k0:k0+w) of the matrix A (lda) in place:
-// recursive splitting down to the cooperative leaf kernel. Writes
+// recursive splitting down to the leaf kernels, each of which also applies its
+// row interchanges to the rest of the panel. Writes
 // ipiv[k0 .. k0+w) (1-based global rows) and *info (first zero pivot, only
 // while *info is 0). A is the matrix's base pointer (global indexing).
 // plan: a swap-plan buffer used only by this panel's stream.
 template <class T>
 void panel_factor(stream_t s, index_t m, index_t k0, index_t w, T* A, index_t lda,
                   std::int32_t* ipiv, int* info, void* ws, int* plan);
+
+// The leaf on one thread-block cluster (getrf_leaf_cluster.cu): factors the
+// strip A[k0:m, k0:k0+w), w <= 64, in one launch, and applies its w
+// interchanges to the ncl columns left of the strip and the ncr columns right
+// of it (the rest of the panel). false when it cannot run here (no clusters,
+// or a strip too tall for 16 CTAs): use the cooperative leaf then.
+template <class T>
+bool leaf_cluster(stream_t s, index_t m, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
+                  int* info, int ncl, int ncr);
+// The cluster leaf's width for strips of M rows: 64 columns (float, M <= 8192,
+// fewer recursion levels) or kLeafCols. DLA_GETRF_LEAF_COLS=32 forces 32.
+template <class T>
+int leaf_cluster_width(index_t M);
+
+// X = inv(L) for the unit lower triangle of L (n x n), one warp per column
+// (getrf_inverse.cu). false when n is beyond its limit (256): use a trsm on
+// the identity then.
+template <class T>
+bool invert_unit_lower(stream_t s, index_t n, const T* L, index_t ldl, T* X, index_t ldx);
 
 // laswp on columns [c0, c0+nc) of A with pivots ipiv[k1..k2).
 template <class T>
@@ -42,8 +62,8 @@ void laswp(stream_t s, T* A, index_t lda, index_t c0, index_t nc, index_t k1, in
 constexpr int kPlanMaxPiv = 1024;
 constexpr int kPlanInts = 1 + 4 * kPlanMaxPiv;
 inline std::size_t plan_bytes() { return (sizeof(int) * kPlanInts + 255) / 256 * 256; }
-// Builds the plan for rows [k1, m); false when unsupported (too many pivots or
-// rows, or DLA_GETRF_SIMPLE_SWAP=1): then use laswp().
+// Builds the plan for rows [k1, m); false when unsupported (more than
+// kPlanMaxPiv pivots, or DLA_GETRF_SIMPLE_SWAP=1): then use laswp().
 bool make_swap_plan(stream_t s, index_t m, index_t k1, index_t k2, const std::int32_t* ipiv,
                     int* plan);
 template <class T>

@@ -1,4 +1,8 @@
-// The LU panel: recursive splitting down to a cooperative leaf kernel.
+// The LU panel: recursive splitting down to a leaf kernel.
+//
+// The leaf normally runs on one thread-block cluster (getrf_leaf_cluster.cu).
+// This file holds the fallback for strips too tall for a cluster (or
+// DLA_GETRF_NO_CLUSTER=1), the cooperative leaf:
 //
 // Leaf (<= kLeafCols columns, rows [k0, m)): ONE cooperative launch factors
 // the whole strip. The rows are spread over G blocks of kLeafThreads threads,
@@ -17,8 +21,12 @@
 // Cost per column: one grid barrier (~1-2 us) plus a few hundred bytes of L2
 // traffic; the strip is read and written once. See docs/lu.md.
 //
-// Wider panels recurse: factor the left half, swap + TRSM + GEMM the right
-// half, factor it, swap the left half back (the Gustavson/Toledo recursion).
+// Wider panels recurse: factor the left half, TRSM + GEMM the right half,
+// factor it (the Gustavson/Toledo recursion). Every leaf applies its row
+// interchanges to all other columns of the panel (the cluster leaf inside
+// its kernel, the cooperative one through swap plans), which is what the
+// "swap the right half, swap the left half back" steps of the textbook
+// recursion amount to.
 #include <cooperative_groups.h>
 
 #include <atomic>
@@ -252,264 +260,6 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
   if (b == 0 && tid == 0 && my_info != 0 && *info == 0) *info = static_cast<int>(k0 + my_info);
 }
 
-// ---------------------------------------------------------------------------
-// Cluster leaf (Hopper thread-block clusters): the same column algorithm, but
-// the strip is spread over ONE cluster of CS <= 16 CTAs (256 threads, R rows
-// per thread) and the per-column exchange goes through distributed shared
-// memory with a hardware cluster barrier instead of global memory and a
-// software grid barrier. Per column j:
-//   1. block-local candidate (warp shuffles, one __syncthreads); its owner
-//      thread publishes (|value|, row) and the candidate row in the CTA's own
-//      shared memory; CTA 0 also publishes row j (rows < 32 live in CTA 0);
-//      buffers double-buffered by the parity of j;
-//   2. cluster.sync() (barrier.cluster arrive.release / wait.acquire);
-//   3. every warp reads the CS candidates from the other CTAs' shared memory
-//      and reduces them (first row on ties); 64 threads copy the pivot row and
-//      row j into local shared memory; __syncthreads; swap, scale, rank-1
-//      update in registers.
-// Why double buffering is enough: a CTA writes buffer p at column j + 2 only
-// after the cluster barrier of column j + 1, which every CTA reaches after
-// its reads of column j. A final cluster.sync() keeps every CTA's shared
-// memory alive until the last remote read.
-constexpr int kClusterThreads = 256;
-constexpr int kMaxCluster = 16;
-
-template <class T, int NB>
-struct ClusterPub {
-  T row[2][NB];   // candidate row, by parity
-  T diag[2][NB];  // row j (CTA 0 only), by parity
-  T val[2];
-  int idx[2];
-};
-
-template <class T>
-__device__ __forceinline__ void better32(T& bv, int& bi, int& bb, T v, int i, int b) {
-  if (v > bv || (v == bv && i < bi)) { bv = v; bi = i; bb = b; }
-}
-
-// Instruction diet (ncu: the first version executed ~700 instructions per row
-// and column, issue-bound at 4 rows per thread): 32-bit row indices (the
-// driver guarantees m < 2^31), the owner-only row copies behind warp-uniform
-// __any_sync guards, and the rank-1 update as unpredicated FMAs with a
-// shared vector um[c] = (c > j ? u[c] : 0).
-template <class T, int NB, int R>
-__global__ void __launch_bounds__(kClusterThreads)
-leaf_cluster_kernel(int M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv, int* info) {
-  cg::cluster_group cluster = cg::this_cluster();
-  constexpr int kWarps = kClusterThreads / 32;
-  constexpr int kNone = INT_MAX;
-  __shared__ ClusterPub<T, NB> pub;
-  __shared__ __align__(16) T s_um[NB];
-  __shared__ T s_u[NB], s_d[NB];
-  __shared__ T s_wval[kWarps];
-  __shared__ int s_widx[kWarps];
-
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int b = int(cluster.block_rank()), CS = int(cluster.num_blocks());
-  T* A0 = A + k0 + k0 * lda;
-
-  T a[R][NB];
-  int li[R];
-  load_strip<T, NB, R>(a, li, b, kClusterThreads, tid, M, w, A0, lda);
-  auto warp_best = [](T& bv, int& bi, int& bb) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-      const T ov = __shfl_xor_sync(0xffffffffu, bv, off);
-      const int oi = __shfl_xor_sync(0xffffffffu, bi, off);
-      const int ob = __shfl_xor_sync(0xffffffffu, bb, off);
-      better32(bv, bi, bb, ov, oi, ob);
-    }
-  };
-  int my_info = 0;
-
-#pragma unroll 1
-  for (int j = 0; j < w; ++j) {
-    const int p = j & 1;
-    // column j of every register row (one select chain, shared predicates)
-    T aj[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) aj[r] = T(0);
-#pragma unroll
-    for (int c = 0; c < NB; ++c)
-      if (c == j) {
-#pragma unroll
-        for (int r = 0; r < R; ++r) aj[r] = a[r][c];
-      }
-    // 1. block-local candidate
-    T bv = T(-1);
-    int bi = kNone, bb = 0;
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-      if (li[r] >= j && li[r] < M) better32(bv, bi, bb, fabs(aj[r]), li[r], 0);
-    warp_best(bv, bi, bb);
-    if (lane == 0) { s_wval[warp] = bv; s_widx[warp] = bi; }
-    __syncthreads();
-    bv = lane < kWarps ? s_wval[lane] : T(-1);
-    bi = lane < kWarps ? s_widx[lane] : kNone;
-    warp_best(bv, bi, bb);  // every warp: the block's candidate
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const bool own_c = li[r] == bi, own_j = li[r] == j;
-      if (__any_sync(0xffffffffu, own_c || own_j)) {
-        if (own_c) {
-#pragma unroll
-          for (int c = 0; c < NB; ++c) pub.row[p][c] = a[r][c];
-        }
-        if (own_j) {
-#pragma unroll
-          for (int c = 0; c < NB; ++c) pub.diag[p][c] = a[r][c];
-        }
-      }
-    }
-    if (tid == 0) { pub.val[p] = bv; pub.idx[p] = bi; }
-    cluster.sync();
-    // 3. the cluster's pivot, reduced by every warp from the CTAs' candidates
-    bv = T(-1);
-    bi = kNone;
-    bb = 0;
-    if (lane < CS) {
-      const ClusterPub<T, NB>* rp = cluster.map_shared_rank(&pub, lane);
-      bv = rp->val[p];
-      bi = rp->idx[p];
-      bb = lane;
-    }
-    warp_best(bv, bi, bb);
-    // All-NaN column (no comparable value): keep row j, like isamax.
-    if (!(bi >= j && bi < M)) { bi = j; bb = -1; }
-    const int piv = bi;
-    const ClusterPub<T, NB>* p0 = cluster.map_shared_rank(&pub, 0);
-    if (tid < NB) {
-      const T u = bb >= 0 ? cluster.map_shared_rank(&pub, bb)->row[p][tid] : p0->diag[p][tid];
-      s_u[tid] = u;
-      s_um[tid] = tid > j ? u : T(0);
-    } else if (tid < 2 * NB) {
-      s_d[tid - NB] = p0->diag[p][tid - NB];
-    }
-    __syncthreads();
-    const T pivval = s_u[j];
-    if (b == 0 && tid == 0) {
-      ipiv[k0 + j] = static_cast<std::int32_t>(k0 + piv + 1);
-      if (pivval == T(0) && my_info == 0) my_info = j + 1;
-    }
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const bool to_d = li[r] == piv && piv != j, to_u = li[r] == j;
-      if (__any_sync(0xffffffffu, to_d || to_u)) {
-        if (to_d) {
-#pragma unroll
-          for (int c = 0; c < NB; ++c) a[r][c] = s_d[c];
-          aj[r] = s_d[j];
-        }
-        if (to_u) {
-#pragma unroll
-          for (int c = 0; c < NB; ++c) a[r][c] = s_u[c];
-          aj[r] = s_u[j];
-        }
-      }
-    }
-    if (pivval != T(0)) {
-      const T inv = T(1) / pivval;
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        if (li[r] > j && li[r] < M) {
-          const T l = aj[r] * inv;
-#pragma unroll
-          for (int c = 0; c < NB; ++c) a[r][c] -= l * s_um[c];
-#pragma unroll
-          for (int c = 0; c < NB; ++c)
-            if (c == j) a[r][c] = l;
-        }
-      }
-    }
-  }
-  store_strip<T, NB, R>(a, li, M, w, A0, lda);
-  if (b == 0 && tid == 0 && my_info != 0 && *info == 0) *info = static_cast<int>(k0 + my_info);
-  cluster.sync();  // no CTA leaves while another may still read its shared memory
-}
-
-// Rows per thread: the fewest that fit the strip in one cluster of <= 16
-// CTAs (fewer rows per SM: less issue time per column). float up to 4
-// (16384 rows), double up to 2 (8192 rows) within the register limit.
-template <class T>
-constexpr int cluster_max_rows() { return sizeof(T) == 4 ? 4 : 2; }
-
-template <class T, int R>
-cudaLaunchConfig_t cluster_config(int cs, cudaLaunchAttribute* attr, cudaStream_t st) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(cs));
-  cfg.blockDim = dim3(kClusterThreads);
-  cfg.stream = st;
-  attr->id = cudaLaunchAttributeClusterDimension;
-  attr->val.clusterDim.x = unsigned(cs);
-  attr->val.clusterDim.y = 1;
-  attr->val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cfg;
-}
-
-// Whether clusters of `cs` CTAs of this kernel can run here (cached per device,
-// R and size; false on devices without clusters or when refused).
-// DLA_GETRF_NO_CLUSTER=1 forces the cooperative leaf (comparison runs, tests).
-template <class T, int R>
-bool cluster_ok(int cs) {
-  // 0: not asked yet, 1: yes, -1: no. Written once with the final answer, so
-  // concurrent first callers at worst both ask.
-  static std::atomic<int> cached[64][kMaxCluster + 1] = {};
-  int dev = 0;
-  DLA_CUDA_CHECK(cudaGetDevice(&dev));
-  std::atomic<int>& slot = cached[dev & 63][cs];
-  int c = slot.load(std::memory_order_relaxed);
-  if (c == 0) {
-    c = -1;
-    int major = 0;
-    DLA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    auto* kern = leaf_cluster_kernel<T, kLeafCols, R>;
-    if (major >= 9) {
-      if (cs > 8)
-        DLA_CUDA_CHECK(
-            cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-      cudaLaunchAttribute attr{};
-      const cudaLaunchConfig_t cfg = cluster_config<T, R>(cs, &attr, nullptr);
-      int clusters = 0;
-      if (cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg) == cudaSuccess && clusters > 0)
-        c = 1;
-      (void)cudaGetLastError();  // a refused query leaves no sticky error
-    }
-    slot.store(c, std::memory_order_relaxed);
-  }
-  return c > 0;
-}
-
-template <class T, int R>
-bool launch_cluster(stream_t s, index_t M, index_t k0, int w, T* A, index_t lda,
-                    std::int32_t* ipiv, int* info) {
-  const index_t cs = (M + kClusterThreads * R - 1) / (kClusterThreads * R);
-  if (cs > kMaxCluster || !cluster_ok<T, R>(int(cs))) return false;
-  cudaLaunchAttribute attr{};
-  const cudaLaunchConfig_t cfg =
-      cluster_config<T, R>(int(cs), &attr, reinterpret_cast<cudaStream_t>(s));
-  DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, leaf_cluster_kernel<T, kLeafCols, R>, int(M), k0, w, A,
-                                    lda, ipiv, info));
-  DLA_CUDA_CHECK_LAUNCH();
-  return true;
-}
-
-template <class T>
-bool try_leaf_cluster(stream_t s, index_t m, index_t k0, int w, T* A, index_t lda,
-                      std::int32_t* ipiv, int* info) {
-  const index_t M = m - k0;
-  if (const char* e = std::getenv("DLA_GETRF_NO_CLUSTER"); e && *e && *e != '0') return false;
-  if (M <= index_t(kMaxCluster) * kClusterThreads)
-    return launch_cluster<T, 1>(s, M, k0, w, A, lda, ipiv, info);
-  if (M <= index_t(kMaxCluster) * kClusterThreads * 2)
-    return launch_cluster<T, 2>(s, M, k0, w, A, lda, ipiv, info);
-  if constexpr (cluster_max_rows<T>() >= 4)
-    if (M <= index_t(kMaxCluster) * kClusterThreads * 4)
-      return launch_cluster<T, 4>(s, M, k0, w, A, lda, ipiv, info);
-  return false;
-}
-
 template <class T, int R>
 int max_coop_blocks() {
   static std::atomic<int> cached[64] = {};  // 0: not computed yet
@@ -544,14 +294,52 @@ bool try_leaf(stream_t s, index_t m, index_t k0, int w, T* A, index_t lda, std::
 }
 
 template <class T>
+void panel_rec(stream_t s, index_t m, index_t k0, index_t w, T* A, index_t lda,
+               std::int32_t* ipiv, int* info, void* ws, int* plan, index_t p0, index_t p1,
+               index_t lw);
+
+bool cluster_disabled() {
+  const char* e = std::getenv("DLA_GETRF_NO_CLUSTER");  // read per call: tests flip it
+  return e && *e && *e != '0';
+}
+
+// A leaf: columns [k0, k0+w) of the panel [p0, p1), rows [k0, m). Factors
+// the strip and applies its interchanges to the panel's other columns.
+template <class T>
 void leaf(stream_t s, index_t m, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
-          int* info, void* ws) {
-  if (try_leaf_cluster<T>(s, m, k0, w, A, lda, ipiv, info)) return;
-  if (try_leaf<T, 1>(s, m, k0, w, A, lda, ipiv, info, ws)) return;
-  if (try_leaf<T, 2>(s, m, k0, w, A, lda, ipiv, info, ws)) return;
-  if (try_leaf<T, 4>(s, m, k0, w, A, lda, ipiv, info, ws)) return;
-  throw DeviceError("getrf: panel of " + std::to_string(m - k0) +
-                    " rows exceeds what the cooperative leaf kernel keeps resident");
+          int* info, void* ws, int* plan, index_t p0, index_t p1) {
+  if (!cluster_disabled() &&
+      leaf_cluster<T>(s, m, k0, w, A, lda, ipiv, info, int(k0 - p0), int(p1 - k0 - w)))
+    return;
+  if (w > kLeafCols)  // a wide leaf the cluster kernel refused: narrow ones
+    return panel_rec<T>(s, m, k0, w, A, lda, ipiv, info, ws, plan, p0, p1, kLeafCols);
+  if (!(try_leaf<T, 1>(s, m, k0, w, A, lda, ipiv, info, ws) ||
+        try_leaf<T, 2>(s, m, k0, w, A, lda, ipiv, info, ws) ||
+        try_leaf<T, 4>(s, m, k0, w, A, lda, ipiv, info, ws)))
+    throw DeviceError("getrf: panel of " + std::to_string(m - k0) +
+                      " rows exceeds what the cooperative leaf kernel keeps resident");
+  swap_rows<T>(s, A, lda, m, p0, k0 - p0, k0, k0 + w, ipiv, plan);
+  swap_rows<T>(s, A, lda, m, k0 + w, p1 - k0 - w, k0, k0 + w, ipiv, plan);
+}
+
+// Gustavson/Toledo recursion over columns [k0, k0+w) of the panel [p0, p1)
+// down to leaves of at most lw columns. The leaves apply their interchanges
+// to the whole panel, so no node swaps.
+template <class T>
+void panel_rec(stream_t s, index_t m, index_t k0, index_t w, T* A, index_t lda,
+               std::int32_t* ipiv, int* info, void* ws, int* plan, index_t p0, index_t p1,
+               index_t lw) {
+  if (w <= lw) return leaf<T>(s, m, k0, int(w), A, lda, ipiv, info, ws, plan, p0, p1);
+  // split at a multiple of the leaf width, about half way
+  const index_t n1 = ((w / 2 + lw - 1) / lw) * lw;
+  const index_t n2 = w - n1;
+  panel_rec<T>(s, m, k0, n1, A, lda, ipiv, info, ws, plan, p0, p1, lw);
+  const index_t k1 = k0 + n1;
+  trsm<T>(s, Side::Left, Uplo::Lower, Op::N, Diag::Unit, n1, n2, T(1), A + k0 + k0 * lda, lda,
+          A + k0 + k1 * lda, lda);
+  gemm<T>(s, Op::N, Op::N, m - k1, n2, n1, T(-1), A + k1 + k0 * lda, lda, A + k0 + k1 * lda, lda,
+          T(1), A + k1 + k1 * lda, lda);
+  panel_rec<T>(s, m, k1, n2, A, lda, ipiv, info, ws, plan, p0, p1, lw);
 }
 
 }  // namespace
@@ -567,19 +355,8 @@ template <class T>
 void panel_factor(stream_t s, index_t m, index_t k0, index_t w, T* A, index_t lda,
                   std::int32_t* ipiv, int* info, void* ws, int* plan) {
   if (w <= 0 || m - k0 <= 0) return;
-  if (w <= kLeafCols) return leaf<T>(s, m, k0, int(w), A, lda, ipiv, info, ws);
-  // split at a multiple of the leaf width, about half way
-  const index_t n1 = ((w / 2 + kLeafCols - 1) / kLeafCols) * kLeafCols;
-  const index_t n2 = w - n1;
-  panel_factor<T>(s, m, k0, n1, A, lda, ipiv, info, ws, plan);
-  const index_t k1 = k0 + n1;
-  swap_rows<T>(s, A, lda, m, k1, n2, k0, k1, ipiv, plan);
-  trsm<T>(s, Side::Left, Uplo::Lower, Op::N, Diag::Unit, n1, n2, T(1), A + k0 + k0 * lda, lda,
-          A + k0 + k1 * lda, lda);
-  gemm<T>(s, Op::N, Op::N, m - k1, n2, n1, T(-1), A + k1 + k0 * lda, lda, A + k0 + k1 * lda, lda,
-          T(1), A + k1 + k1 * lda, lda);
-  panel_factor<T>(s, m, k1, n2, A, lda, ipiv, info, ws, plan);
-  swap_rows<T>(s, A, lda, m, k0, n1, k1, k0 + w, ipiv, plan);
+  const index_t lw = cluster_disabled() ? kLeafCols : leaf_cluster_width<T>(m - k0);
+  panel_rec<T>(s, m, k0, w, A, lda, ipiv, info, ws, plan, k0, k0 + w, lw);
 }
 
 template std::size_t panel_workspace_bytes<float>(index_t);
