@@ -7,6 +7,7 @@ list(APPEND solvers_cuda_sources
   ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/getrf.cu
   ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/getrf_panel.cu
   ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/getrf_leaf_cluster.cu
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/getrf_inverse.cu
   ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/getrf_swap.cu
   ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/getrs.cu)
 list(APPEND solvers_stub_sources ${CMAKE_CURRENT_SOURCE_DIR}/src/lu_stubs.cpp)

@@ -9,9 +9,9 @@
 //
 // The block row U12 = L11^-1 A12 (nb >= 128) is not a triangular solve but a
 // GEMM with the explicit inverse of the unit lower L11 (as MAGMA does): the
-// panel stream computes inv(L11) right after the panel (one trsm on the
-// identity, nb vectors), and every update is W = inv(L11) A12 (our GEMM, into
-// scratch) plus a copy back. The recursive trsm on thousands of columns was a
+// panel stream computes inv(L11) right after the panel (getrf_inverse.cu, one
+// warp per column; a trsm on the identity beyond nb = 256), and every update
+// is W = inv(L11) A12 (our GEMM, into scratch) plus a copy back. The recursive trsm on thousands of columns was a
 // chain of latency-bound leaf kernels (H200, n = 8192: 9.7 ms of 60, ~300 us
 // per block column); the GEMM is ~35 us. |l(i,j)| <= 1 from partial pivoting
 // keeps the inverse well-behaved in practice; the backward-error tests are
@@ -89,7 +89,7 @@ class Profiler {
 // critical path, and its blocks should win free SMs over the trailing GEMM's.
 struct SideStream {
   cudaStream_t stream = nullptr;
-  cudaEvent_t ev_panel = nullptr, ev_next = nullptr;
+  cudaEvent_t ev_panel = nullptr, ev_next = nullptr, ev_factored = nullptr;
 };
 const SideStream& side_stream() {
   thread_local SideStream per_device[64];
@@ -102,6 +102,7 @@ const SideStream& side_stream() {
     DLA_CUDA_CHECK(cudaStreamCreateWithPriority(&ss.stream, cudaStreamNonBlocking, hi));
     DLA_CUDA_CHECK(cudaEventCreateWithFlags(&ss.ev_panel, cudaEventDisableTiming));
     DLA_CUDA_CHECK(cudaEventCreateWithFlags(&ss.ev_next, cudaEventDisableTiming));
+    DLA_CUDA_CHECK(cudaEventCreateWithFlags(&ss.ev_factored, cudaEventDisableTiming));
   }
   return ss;
 }
@@ -156,12 +157,13 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
   if (ws == nullptr) DLA_CUDA_CHECK(cudaMallocAsync(&ws, buffer_size<T>(m, n), s0));
 
   cudaStream_t s1 = nullptr;
-  cudaEvent_t ev_panel = nullptr, ev_next = nullptr;
+  cudaEvent_t ev_panel = nullptr, ev_next = nullptr, ev_factored = nullptr;
   if (lookahead) {
     const SideStream& side = side_stream();
     s1 = side.stream;
     ev_panel = side.ev_panel;
     ev_next = side.ev_next;
+    ev_factored = side.ev_factored;
   }
   // scratch: [leaf candidates][swap plan of the panel stream][swap plan of the main stream]
   int* plan_panel = reinterpret_cast<int*>(
@@ -179,6 +181,11 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
   }
   auto inv_of = [&](index_t k) { return inv_buf[(k / nb) & 1]; };
   bool planned = false;  // plan_main holds the current panel's swaps
+  // The main stream starts a block (swap plan, swaps of the look-ahead
+  // columns) once the panel is factored (ev_factored) and waits for its
+  // inv(L11) (ev_panel) only before the first U12: the plan and the swaps
+  // overlap the inverse on the panel stream.
+  bool wait_inverse = false;
   Profiler prof(profile, s0);
   auto at = [&](index_t r, index_t c) { return A + r + c * lda; };
   const stream_t st0 = stream;
@@ -193,6 +200,10 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
   auto update = [&](index_t k, index_t jb, index_t c, index_t nc) {
     if (nc <= 0) return;
     prof.run(Profiler::kSwap, [&] { swaps(k, jb, c, nc); });
+    if (wait_inverse) {
+      DLA_CUDA_CHECK(cudaStreamWaitEvent(s0, ev_panel, 0));
+      wait_inverse = false;
+    }
     prof.run(Profiler::kTrsm, [&] {
       if (use_inverse) {
         detail::gemm<T>(st0, Op::N, Op::N, jb, nc, jb, T(1), inv_of(k), jb, at(k, c), lda, T(0),
@@ -213,8 +224,11 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
   // Factors panel k (width jb) on stream st, then (inverse path) inv(L11).
   auto factor_panel = [&](stream_t st, index_t k, index_t jb) {
     detail::panel_factor<T>(st, m, k, jb, A, lda, ipiv, info, ws, plan_panel);
+    if (lookahead && k > 0)
+      DLA_CUDA_CHECK(cudaEventRecord(ev_factored, reinterpret_cast<cudaStream_t>(st)));
     if (!use_inverse || k + jb >= n) return;  // no columns right of it: no U12
     T* X = inv_of(k);
+    if (detail::invert_unit_lower<T>(st, jb, at(k, k), lda, X, jb)) return;
     const dim3 grid(unsigned((jb + 127) / 128), unsigned(jb < 65535 ? jb : 65535));
     set_identity_kernel<T><<<grid, 128, 0, reinterpret_cast<cudaStream_t>(st)>>>(X, jb, jb);
     DLA_CUDA_CHECK_LAUNCH();
@@ -226,7 +240,10 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
     const index_t jb = nb < kmin - k ? nb : kmin - k;
     const index_t kn = k + jb;
     const index_t jn = nb < kmin - kn ? nb : kmin - kn;  // next panel's width (0: none)
-    if (lookahead && k > 0) DLA_CUDA_CHECK(cudaStreamWaitEvent(s0, ev_panel, 0));
+    if (lookahead && k > 0) {
+      DLA_CUDA_CHECK(cudaStreamWaitEvent(s0, ev_factored, 0));
+      wait_inverse = true;
+    }
     prof.run(Profiler::kSwap,
              [&] { planned = detail::make_swap_plan(st0, m, k, kn, ipiv, plan_main); });
     if (jn > 0) {
@@ -260,11 +277,12 @@ index_t getrf_block_size(index_t m, index_t n) {
     const long v = std::strtol(e, nullptr, 10);
     if (v >= 1) return index_t(v);
   }
-  // H200 sweep (DLA_GETRF_NB, 2026-11-29, with the cluster leaf and the
-  // inverse U12): n = 4096: nb 128/256/384 = 16.1/16.9/18.3 ms; n = 8192:
-  // 38.9/41.0/44.2 ms. 16384 keeps 256 (128.2 ms; 128 not measured there).
+  // H200 sweeps (DLA_GETRF_NB). Session 6, cluster leaf with pushed rows,
+  // swaps inside the leaves: n = 4096: nb 64/128/192/256 = 8.7/9.5/10.5/10.6
+  // ms; n = 8192: 29.7/25.2/26.1/26.6 ms. (2026-11-29, the older leaf:
+  // 4096: 128/256/384 = 16.1/16.9/18.3; 8192: 38.9/41.0/44.2.)
   const index_t k = m < n ? m : n;
-  if (k <= 1536) return 64;
+  if (k <= 6144) return 64;
   if (k <= 12288) return 128;
   return 256;
 }
