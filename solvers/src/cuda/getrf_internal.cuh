@@ -51,6 +51,38 @@ int leaf_cluster_width(index_t M);
 template <class T>
 bool invert_unit_lower(stream_t s, index_t n, const T* L, index_t ldl, T* X, index_t ldx);
 
+// Row bookkeeping shared by the swap plans and the cluster leaf (rows
+// relative to the first pivot row). The row whose content ends at `row`
+// after the interchanges piv[0..npiv) were applied in order: undo them from
+// the last to the first.
+__device__ __forceinline__ int interchange_source(int row, const int* piv, int npiv) {
+  int v = row;
+#pragma unroll 8
+  for (int u = npiv - 1; u >= 0; --u) {
+    const int p = piv[u];
+    v = v == u ? p : (v == p ? u : v);
+  }
+  return v;
+}
+// Lists (dst, src) for every row the interchanges change: the rows t < npiv
+// and the pivot targets (a target that was the pivot twice is listed twice;
+// the same move twice is harmless). Run by threads tid = 0 .. nthreads-1 of
+// a block; *count (shared memory) must be 0 before, and the caller
+// synchronizes after.
+__device__ __forceinline__ void list_moved_rows(const int* piv, int npiv, int tid, int nthreads,
+                                                int* count, int* dst, int* src) {
+  for (int t = tid; t < 2 * npiv; t += nthreads) {
+    const int row = t < npiv ? t : piv[t - npiv];
+    if (t >= npiv && row < npiv) continue;  // listed by the first half
+    const int v = interchange_source(row, piv, npiv);
+    if (v != row) {
+      const int e = atomicAdd(count, 1);
+      dst[e] = row;
+      src[e] = v;
+    }
+  }
+}
+
 // laswp on columns [c0, c0+nc) of A with pivots ipiv[k1..k2).
 template <class T>
 void laswp(stream_t s, T* A, index_t lda, index_t c0, index_t nc, index_t k1, index_t k2,

@@ -400,24 +400,9 @@ leaf_push_kernel(int M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv
   // moves the columns x = b, b + CS, ... (read all, then write all).
   const int nx = ncl + ncr;
   if (nx > 0) {
-    // candidates: the slots j < w and the pivot rows >= w (a row that was
-    // the pivot twice is listed twice: the same move twice is harmless)
     if (tid == 0) s_nmv = 0;
     __syncthreads();
-    for (int t = tid; t < 2 * w; t += kThreads) {
-      const int slot = t < w ? t : s_piv[t - w];
-      if (t >= w && slot < w) continue;
-      int v = slot;
-      for (int jj = w - 1; jj >= 0; --jj) {
-        const int pj = s_piv[jj];
-        v = v == jj ? pj : (v == pj ? jj : v);
-      }
-      if (v != slot) {
-        const int at = atomicAdd(&s_nmv, 1);
-        s_mv_dst[at] = slot;
-        s_mv_src[at] = v;
-      }
-    }
+    list_moved_rows(s_piv, w, tid, kThreads, &s_nmv, s_mv_dst, s_mv_src);
     __syncthreads();
     const int nmv = s_nmv;
     auto col_of = [&](int x) { return x < ncl ? index_t(x) - ncl : index_t(w + x - ncl); };

@@ -113,21 +113,7 @@ laswp_plan_kernel(index_t k1, int npiv, const std::int32_t* ipiv, int* plan) {
   __syncthreads();
   int* src = plan + 1;
   int* dst = plan + 1 + 2 * kPlanMaxPiv;
-  for (int t = tid; t < 2 * npiv; t += kPlanMakeThreads) {
-    const int row = t < npiv ? t : piv[t - npiv];
-    if (t >= npiv && row < npiv) continue;  // listed by the first half
-    int v = row;
-#pragma unroll 8
-    for (int u = npiv - 1; u >= 0; --u) {
-      const int p = piv[u];
-      v = v == u ? p : (v == p ? u : v);
-    }
-    if (v != row) {
-      const int e = atomicAdd(&s_count, 1);
-      dst[e] = row;
-      src[e] = v;
-    }
-  }
+  list_moved_rows(piv, npiv, tid, kPlanMakeThreads, &s_count, dst, src);
   __syncthreads();
   if (tid == 0) plan[0] = s_count;
 }
