@@ -6,6 +6,7 @@
 // per thread (operands from shared memory). Global traffic: about n^3/(3*32)
 // read-modify-writes instead of n^3/3 for the unblocked in-place kernel.
 #include "batched_common.cuh"
+#include "smem_vec.cuh"
 #include "dla/core/cuda_check.hpp"
 
 namespace dla::cuda::batched {
@@ -25,18 +26,7 @@ struct GAcc {
   }
 };
 
-// Four consecutive shared-memory elements, 16-byte aligned (128-bit loads).
-template <class T>
-__device__ __forceinline__ void load4(const T* p, T (&v)[4]) {
-  if constexpr (sizeof(T) == 4) {
-    const float4 x = *reinterpret_cast<const float4*>(p);
-    v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
-  } else {
-    const double2 x = *reinterpret_cast<const double2*>(p);
-    const double2 y = *reinterpret_cast<const double2*>(p + 2);
-    v[0] = x.x; v[1] = x.y; v[2] = y.x; v[3] = y.y;
-  }
-}
+using detail::load4_aligned;
 
 // acc[x][y] = sum_kk A[x + kk * lda_s] * B[y + kk * ldb_s] (shared memory;
 // A and B 16-byte aligned, lda_s and ldb_s multiples of 4).
@@ -49,8 +39,8 @@ __device__ __forceinline__ void tile_4x4(T (&acc)[4][4], const T* A, index_t lda
     for (int y = 0; y < 4; ++y) acc[x][y] = T(0);
   for (int kk = 0; kk < nb; ++kk) {
     T a[4], b[4];
-    load4(A + kk * lda_s, a);
-    load4(B + kk * ldb_s, b);
+    load4_aligned(A + kk * lda_s, a);
+    load4_aligned(B + kk * ldb_s, b);
 #pragma unroll
     for (int x = 0; x < 4; ++x)
 #pragma unroll

@@ -21,6 +21,7 @@
 // Shared buffers alternate by column parity, so a buffer is rewritten only
 // after every thread has passed a later barrier.
 #include "batched_common.cuh"
+#include "smem_vec.cuh"
 #include "dla/core/cuda_check.hpp"
 
 namespace dla::cuda::batched {
@@ -28,26 +29,8 @@ namespace {
 
 constexpr int kChunk = 4;
 
-template <class T>
-__device__ __forceinline__ void load_vec(const T* p, T* u) {
-  if constexpr (sizeof(T) == 4) {
-    const float4 x = *reinterpret_cast<const float4*>(p);
-    u[0] = x.x; u[1] = x.y; u[2] = x.z; u[3] = x.w;
-  } else {
-    const double2 x = *reinterpret_cast<const double2*>(p);
-    const double2 y = *reinterpret_cast<const double2*>(p + 2);
-    u[0] = x.x; u[1] = x.y; u[2] = y.x; u[3] = y.y;
-  }
-}
-template <class T>
-__device__ __forceinline__ void store_vec(T* p, const T* u) {
-  if constexpr (sizeof(T) == 4) {
-    *reinterpret_cast<float4*>(p) = make_float4(u[0], u[1], u[2], u[3]);
-  } else {
-    *reinterpret_cast<double2*>(p) = make_double2(u[0], u[1]);
-    *reinterpret_cast<double2*>(p + 2) = make_double2(u[2], u[3]);
-  }
-}
+using detail::load4_aligned;
+using detail::store4_aligned;
 
 // a[k] for a runtime k (uniform in the block): chunk-wise uniform branches
 // around compile-time selects, so `a` stays in registers.
@@ -122,7 +105,7 @@ getrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* i
       if (winner) {
 #pragma unroll
         for (int c = 0; c < NC; c += kChunk)
-          if (c + kChunk > k) store_vec(row + c, a + c);
+          if (c + kChunk > k) store4_aligned(row + c, a + c);
       }
       __syncthreads();
       const T piv = row[k];
@@ -137,7 +120,7 @@ getrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* i
         for (int c = 0; c < NC; c += kChunk) {
           if (c + kChunk > k + 1) {  // uniform: the chunk holds a column > k
             T u[kChunk];
-            load_vec(row + c, u);
+            load4_aligned(row + c, u);
 #pragma unroll
             for (int q = 0; q < kChunk; ++q)
               if (c + q > k) a[c + q] -= l * u[q];
@@ -199,7 +182,7 @@ potrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) 
         for (int c = 0; c < NC; c += kChunk) {
           if (c + kChunk > k + 1) {  // uniform
             T u[kChunk];
-            load_vec(col + c, u);
+            load4_aligned(col + c, u);
 #pragma unroll
             for (int q = 0; q < kChunk; ++q)
               if (c + q > k && c + q <= r) a[c + q] -= t * u[q];

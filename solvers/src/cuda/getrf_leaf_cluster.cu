@@ -48,6 +48,7 @@
 
 #include "dla/core/cuda_check.hpp"
 #include "getrf_internal.cuh"
+#include "smem_vec.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -58,10 +59,6 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kMaxCS = 16;
 using u64 = unsigned long long;
-
-template <class T> struct Vec;
-template <> struct Vec<float> { using type = float4; static constexpr int n = 4; };
-template <> struct Vec<double> { using type = double2; static constexpr int n = 2; };
 
 // Ordered key of |v| (larger |v| -> larger key); 0 for NaN, which ranks below
 // every number (and below a valid zero, key 1).
@@ -289,19 +286,8 @@ leaf_push_kernel(int M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv
     const int piv = key != 0 ? row : j;  // all-NaN column: keep row j, like isamax
     const T* u_src = key != 0 ? &inbox.row[p][__ffs(win) - 1][0] : &inbox.diag[p][0];
     T u[NB];
-    {
-      using V = typename Vec<T>::type;
-      const V* uv = reinterpret_cast<const V*>(u_src);
 #pragma unroll
-      for (int q = 0; q < NB / Vec<T>::n; ++q) {
-        const V v = uv[q];
-        if constexpr (Vec<T>::n == 4) {
-          u[4 * q] = v.x; u[4 * q + 1] = v.y; u[4 * q + 2] = v.z; u[4 * q + 3] = v.w;
-        } else {
-          u[2 * q] = v.x; u[2 * q + 1] = v.y;
-        }
-      }
-    }
+    for (int q = 0; q < NB; q += 4) load4_aligned(u_src + q, u + q);
     const T pivval = u[0];
     DLA_LEAF_STAMP(5);
     if (b == CS - 1) {  // not CTA 0: it already sends row j every column

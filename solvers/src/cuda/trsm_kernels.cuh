@@ -25,6 +25,7 @@
 #include <cstddef>
 
 #include "dla/core/types.hpp"
+#include "smem_vec.cuh"
 
 namespace dla::cuda::detail {
 
@@ -173,19 +174,6 @@ constexpr std::size_t trsm_rows_smem_bytes() {
   return sizeof(T) * std::size_t(NB * trsm_rows_ld<T, NB>() + NB + NB * kTrsmRowsThreads);
 }
 
-// Four consecutive T from 16-byte aligned shared memory.
-template <class T>
-__device__ __forceinline__ void lds4(const T* p, T (&v)[4]) {
-  if constexpr (sizeof(T) == 4) {
-    const float4 q = *reinterpret_cast<const float4*>(p);
-    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
-  } else {
-    const double2 a = *reinterpret_cast<const double2*>(p);
-    const double2 b = *reinterpret_cast<const double2*>(p + 2);
-    v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
-  }
-}
-
 template <class T, int NB>
 __global__ void __launch_bounds__(kTrsmRowsThreads)
     trsm_rows_kernel(const T* __restrict__ A, index_t lda, int k, bool trans, bool lower,
@@ -219,7 +207,7 @@ __global__ void __launch_bounds__(kTrsmRowsThreads)
 #pragma unroll
         for (int q = 0; q < CH / 4; ++q) {
           T mv[4];
-          lds4(col + 4 * q, mv);
+          load4_aligned(col + 4 * q, mv);
 #pragma unroll
           for (int r = 0; r < 4; ++r) x[4 * q + r] -= mv[r] * xi;
         }
@@ -234,7 +222,7 @@ __global__ void __launch_bounds__(kTrsmRowsThreads)
         for (int q = 0; q < CH / 4; ++q) {
           if (lower ? 4 * q + 3 <= ii : 4 * q >= ii) continue;  // no row of this group needs it
           T mv[4];
-          lds4(col + 4 * q, mv);
+          load4_aligned(col + 4 * q, mv);
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
             const int jj = 4 * q + r;
