@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(256) pack_kernel(index_t O, index_t K, const f
         if (o < O && p < K) dst[o + p * ldd] = X[o + p * ld];
       }
     }
-    __syncthreads();
+    if (KCONTIG) __syncthreads();  // the tile is rewritten next iteration
   }
 }
 
