@@ -5,7 +5,6 @@ list(APPEND solvers_cuda_sources ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/batched_ap
                                  ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/batched_small.cu
                                  ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/batched_block.cu
                                  ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/batched_rows.cu
-                                 ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/batched_tiles.cu
                                  ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/batched_solve.cu
                                  ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/batched_blocked.cu)
 list(APPEND solvers_stub_sources ${CMAKE_CURRENT_SOURCE_DIR}/src/batched_stubs.cpp)

@@ -189,12 +189,13 @@ TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
 #endif
 }
 
-TEST(SanitizeBatched, EverySizeClass) {
-  DLA_REQUIRE_GPU();
 #if DLA_HAVE_CUDA
+// getrf, getrs (N and T), potrf, potrs, posv (Upper) and gesv on 5 matrices
+// of each order in `sizes`.
+void batched_every_routine(const std::vector<index_t>& sizes) {
   dla::Context ctx(dla::Backend::Cuda);
   const index_t count = 5;
-  for (index_t n : {1, 5, 32, 45, 100, 129, 256}) {
+  for (index_t n : sizes) {
     Mat<float> all(n, n * count), allspd(n, n * count);
     for (index_t b = 0; b < count; ++b) {
       all.middleCols(b * n, n) = well_conditioned<float>(n, 11 + b);
@@ -231,6 +232,22 @@ TEST(SanitizeBatched, EverySizeClass) {
     for (const auto* m : {&dA, &dB, &dC, &dT, &dU, &dE, &dG, &dF})
       EXPECT_TRUE(m->to_host(ctx.stream()).allFinite()) << n;
   }
+}
+#endif
+
+TEST(SanitizeBatched, EverySizeClass) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  batched_every_routine({1, 5, 32, 45, 100, 129, 256});
+#endif
+}
+
+// The row-per-thread kernels (batched_rows.cu) at both register widths
+// (64, 128), full and partial (EverySizeClass has 45 and 100).
+TEST(SanitizeBatched, RowKernels) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  batched_every_routine({33, 64, 65, 128});
 #endif
 }
 

@@ -1,4 +1,6 @@
-// Batched kernels for n > 32: one thread block per matrix.
+// Batched kernels for n > 32: one thread block per matrix. (getrf/potrf for
+// n <= 64, FP32 n <= 128, go to the register kernels of batched_rows.cu
+// first; see getrf_block / potrf_block below.)
 //
 // getrf/potrf: the matrix is copied into shared memory when it fits (n <= 128
 // in FP32 and FP64 with the default opt-in limit; FP32 up to ~238), factored
@@ -331,12 +333,6 @@ void allow_smem(K kernel, std::size_t bytes) {
 template <class T, class Loc>
 void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
                  std::int32_t* info, index_t count) {
-  if constexpr (sizeof(T) == 4) {
-    if (n > kTilesGetrfMinN && n <= kTilesMaxN && tiles_enabled()) {
-      getrf_tiles(s, int(n), A, lda, ipiv, info, count);
-      return;
-    }
-  }
   if (n > kRegisterMaxN && n <= rows_max_n<T>()) {
     getrf_rows<T>(s, int(n), A, lda, ipiv, info, count);
     return;
@@ -361,12 +357,6 @@ void getrf_block(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv,
 template <class T, class Loc>
 void potrf_block(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int32_t* info,
                  index_t count) {
-  if constexpr (sizeof(T) == 4) {
-    if (n > kRegisterMaxN && n <= kTilesMaxN && tiles_enabled()) {
-      potrf_tiles(s, upper, int(n), A, lda, info, count);
-      return;
-    }
-  }
   if (n > kRegisterMaxN && n <= rows_max_n<T>()) {
     potrf_rows<T>(s, upper, int(n), A, lda, info, count);
     return;

@@ -63,8 +63,9 @@ template <class T, class LocA, class LocB>
 void potrs_small(stream_t s, bool upper, int n, index_t nrhs, LocA A, index_t lda, LocB B,
                  index_t ldb, index_t count);
 
-// One block of NC (64, or 128 in FP32) threads per matrix, a row per thread
-// in registers, for kRegisterMaxN < n <= rows_max_n<T>() (batched_rows.cu).
+// One block of ceil(n / 32) warps per matrix, a row per thread in NC (64, or
+// 128 in FP32) registers, for kRegisterMaxN < n <= rows_max_n<T>()
+// (batched_rows.cu).
 template <class T>
 constexpr index_t rows_max_n() { return sizeof(T) == 4 ? 128 : 64; }
 template <class T, class Loc>
@@ -73,20 +74,6 @@ void getrf_rows(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::
 template <class T, class Loc>
 void potrf_rows(stream_t s, bool upper, int n, Loc A, index_t lda, std::int32_t* info,
                 index_t count);
-
-// FP32 kRegisterMaxN < n <= 128: one block of 8x8 (n <= 64) or 16x16 threads
-// per matrix, an 8x8 tile of the matrix per thread in registers
-// (batched_tiles.cu). DLA_BATCHED_NO_TILES=1 uses the row kernels instead
-// (comparison runs, tests).
-constexpr index_t kTilesMaxN = 128;
-constexpr index_t kTilesGetrfMinN = 64;  // getrf n <= 64: the row kernel is faster (H200)
-bool tiles_enabled();
-template <class Loc>
-void getrf_tiles(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
-                 index_t count);
-template <class Loc>
-void potrf_tiles(stream_t s, bool upper, int n, Loc A, index_t lda, std::int32_t* info,
-                 index_t count);
 
 // One block per matrix (shared memory when the matrix fits, else in place), any n.
 template <class T, class Loc>

@@ -1,25 +1,41 @@
 // Batched getrf/potrf for 32 < n <= NC (NC = 64, or 128 in FP32): one block
-// of NC threads per matrix, thread r holds row r of the matrix in NC registers.
+// of ceil(n / 32) warps per matrix, thread r holds row r of the matrix in NC
+// registers.
 //
-// The previous path for these sizes (batched_block.cu: the matrix in shared
-// memory, 4 block barriers per column, 64-bit index arithmetic in every inner
-// loop, one warp doing the pivot search) was latency bound at 20-40x its
-// memory roofline. Here every update is a register FMA; per column:
-//   getrf: pivot search = warp shuffle reduction + a 2..4-entry shared-memory
-//          reduction (first maximum in pivoted order, ties -> lowest
-//          position, NaN below every number), the winner's row broadcast
-//          through shared memory (128-bit stores/loads), 2 block barriers.
-//          Lazy row swaps as in batched_small.cu: each thread tracks the
-//          position of its row in the pivoted order, rows are written to
-//          their final place once at the end.
-//   potrf: every thread publishes its (unscaled) A(r, k) in shared memory,
-//          1 block barrier; the update uses L(r,k) L(j,k) = (A(r,k)/s^2) A(j,k)
-//          with s = sqrt(A(k,k)), scaled by the reciprocal as LAPACK's potf2.
-// The column loop is not unrolled (NC^2 instructions would not fit the
-// instruction cache); register arrays are indexed only with compile-time
-// indices, in chunks of 4 columns skipped by uniform branches.
-// Shared buffers alternate by column parity, so a buffer is rewritten only
-// after every thread has passed a later barrier.
+// Shifted registers. At step k a thread's live values are columns k, k+1, ...
+// of its row, held in a[0], a[1], ...: column k is always a[0], and the
+// rank-1 update shifts as it goes, a[c] = a[c+1] - l * u[c+1]. So no register
+// is ever picked by a run-time index (the first version of this kernel chose
+// column k out of the array with a chain of uniform branches: ~570
+// instructions per thread per column at n = 128, ncu). The column loop runs
+// in phases of shrinking compile-time width W (NC, 3NC/4, NC/2, NC/4): a
+// phase runs the steps whose live width n - k fits W, so a thread does at
+// most W FMAs per step and the average is ~5/8 of NC instead of NC.
+//
+// Values that are final leave the registers:
+//   getrf: the multiplier l of row r at step k goes to a shared-memory copy
+//          of the matrix, M(r, k) (rows in their original order, so thread r
+//          writes row r: conflict-free with an odd row pitch); the pivot row
+//          (U row k) is copied into M by all threads from the broadcast
+//          buffer. Lazy row swaps: each thread tracks the position of its
+//          row in the pivoted order; at the end row r of M is written to row
+//          pos(r) of A, once.
+//   potrf: L(r, k) is stored to A directly (no pivoting: rows stay put).
+//
+// One block barrier per column:
+//   getrf: every warp finds its best candidate (largest |a[0]|, ties to the
+//          lowest position, NaN below every number: the host's rule) with
+//          two redux.sync (FP32; shuffles in FP64), the candidate lane
+//          publishes its key, position and whole live row; barrier; every
+//          thread picks the best of the <= 4 warp candidates and reads the
+//          pivot row from that warp's buffer (128-bit loads).
+//   potrf: every live thread publishes its unscaled A(r, k) at an offset that
+//          makes the reads aligned; barrier; the update uses
+//          L(r,k) L(j,k) = (A(r,k)/s^2) A(j,k) with s = sqrt(A(k,k)).
+// Buffers written before a barrier alternate by column parity, so a buffer is
+// rewritten only after every thread has passed a later barrier.
+#include <climits>
+
 #include "batched_common.cuh"
 #include "smem_vec.cuh"
 #include "dla/core/cuda_check.hpp"
@@ -27,183 +43,286 @@
 namespace dla::cuda::batched {
 namespace {
 
-constexpr int kChunk = 4;
-
 using detail::load4_aligned;
 using detail::store4_aligned;
 
-// a[k] for a runtime k (uniform in the block): chunk-wise uniform branches
-// around compile-time selects, so `a` stays in registers.
-template <class T, int NC>
-__device__ __forceinline__ T pick(const T (&a)[NC], int k) {
-  T v = T(0);
-#pragma unroll
-  for (int c = 0; c < NC; c += kChunk)
-    if (k >= c && k < c + kChunk) {
-#pragma unroll
-      for (int q = 0; q < kChunk; ++q)
-        if (k == c + q) v = a[c + q];
-    }
-  return v;
+// ---------------------------------------------------------------- phases
+// Runs step<W>(k) for k = k0, ..., end - 1: width W while the live width
+// end - k needs it, then the next phase with W - NC/4 (end: n for getrf; for
+// potrf the end of the warp's rows, so each warp narrows on its own). `step`
+// returns false to stop the factorization (a failed Cholesky minor);
+// run_phases then returns false too.
+//
+// Every thread of a warp runs the same straight-line update (rows that have
+// nothing to eliminate shift with a zero multiplier): a branch around it
+// would make the compiler shift the registers back into place with one move
+// per value where the two paths meet (it did: 64 MOVs per step in getrf).
+template <int NC, int W, class Step>
+__device__ __forceinline__ bool run_phases(Step& st, int end, int& k) {
+  constexpr int Wn = W - NC / 4;
+  const int stop = Wn > 0 ? end - Wn : end;  // k < stop: end - k > Wn
+#pragma unroll 1
+  for (; k < stop; ++k)
+    if (!st.template step<W>(k)) return false;
+  if constexpr (Wn > 0) return run_phases<NC, Wn>(st, end, k);
+  return true;
 }
-template <class T, int NC>
-__device__ __forceinline__ void put(T (&a)[NC], int k, T v) {
+
+// ---------------------------------------------------------------- pivot keys
+// Unsigned keys that order like the pivot magnitude: 0 = not a candidate,
+// 1 = NaN (below every number), else |x|'s bits + 2 (IEEE magnitudes order as
+// unsigned integers).
+__device__ __forceinline__ unsigned pivot_key(float x, bool live) {
+  if (!live) return 0u;
+  return x != x ? 1u : (__float_as_uint(x) & 0x7fffffffu) + 2u;
+}
+__device__ __forceinline__ unsigned long long pivot_key(double x, bool live) {
+  if (!live) return 0ull;
+  return x != x ? 1ull
+                : (static_cast<unsigned long long>(__double_as_longlong(x)) & 0x7fffffffffffffffull) +
+                      2ull;
+}
+__device__ __forceinline__ unsigned warp_max(unsigned v) { return __reduce_max_sync(~0u, v); }
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
 #pragma unroll
-  for (int c = 0; c < NC; c += kChunk)
-    if (k >= c && k < c + kChunk) {
-#pragma unroll
-      for (int q = 0; q < kChunk; ++q)
-        if (k == c + q) a[c + q] = v;
-    }
+  for (int off = 16; off > 0; off /= 2) {
+    const unsigned long long o = __shfl_xor_sync(~0u, v, off);
+    v = o > v ? o : v;
+  }
+  return v;
 }
 
 // ---------------------------------------------------------------- getrf
+template <class T, int NC>
+struct GetrfShared {
+  using Key = decltype(pivot_key(T(0), true));
+  static constexpr int kWarps = NC / 32;
+  __align__(16) T cand[2][kWarps][NC];  // each warp's candidate row, live part
+  Key key[2][kWarps];
+  int pos[2][kWarps];
+  int row[2][kWarps];  // the candidate's original row
+};
+
+template <class T, int NC>
+struct GetrfStep {
+  GetrfShared<T, NC>& sh;
+  T* M;     // shared copy of the factors, rows in original order
+  int ldm;  // its (odd) row pitch
+  T (&a)[NC];
+  int n, r, lane, warp, nwarps;
+  bool active;
+  int pos;      // position of row r in the pivoted order
+  int my_ipiv;  // ipiv[r] (1-based), recorded at step r
+  int linfo;
+
+  template <int W>
+  __device__ __forceinline__ bool step(int k) {
+    const int buf = k & 1;
+    const bool live = active && pos >= k;
+    const auto key = pivot_key(a[0], live);
+    const auto wkey = warp_max(key);
+    const int wpos = __reduce_min_sync(~0u, (live && key == wkey) ? pos : INT_MAX);
+    if (lane == 0) {
+      sh.key[buf][warp] = wkey;
+      sh.pos[buf][warp] = wpos;
+    }
+    if (live && pos == wpos) {  // this warp's candidate
+      sh.row[buf][warp] = r;
+#pragma unroll
+      for (int c = 0; c < W; c += 4) store4_aligned(&sh.cand[buf][warp][c], a + c);
+    }
+    __syncthreads();
+    auto bkey = sh.key[buf][0];
+    int bpos = sh.pos[buf][0], bw = 0;
+#pragma unroll
+    for (int w = 1; w < GetrfShared<T, NC>::kWarps; ++w) {
+      if (w >= nwarps) break;
+      const auto kw = sh.key[buf][w];
+      const int pw = sh.pos[buf][w];
+      if (kw > bkey || (kw == bkey && pw < bpos)) {
+        bkey = kw;
+        bpos = pw;
+        bw = w;
+      }
+    }
+    const T* u = sh.cand[buf][bw];  // u[c] = U(k, k + c)
+    const T piv = u[0];
+    if (r < n - k) M[sh.row[buf][bw] * ldm + k + r] = u[r];  // U row k, all threads
+    if (r == k) my_ipiv = bpos + 1;
+    const bool winner = live && pos == bpos;
+    if (winner) pos = k;
+    else if (pos == k) pos = bpos;  // lazy swap: the row at position k takes the winner's
+    const bool nonzero = piv != T(0);
+    if (!nonzero && linfo == 0) linfo = k + 1;
+    // Zero pivot: the column below is zero (or NaN), nothing to eliminate;
+    // the column stays as it is.
+    const bool elim = live && !winner;
+    T l = T(0);
+    if (elim && nonzero) l = a[0] / piv;
+    if (elim) M[r * ldm + k] = nonzero ? l : a[0];
+#pragma unroll
+    for (int c = 0; c < W; c += 4) {
+      T v[4];
+      load4_aligned(u + c, v);
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        if (c + q >= 1) a[c + q - 1] = a[c + q] - l * v[q];
+    }
+    return true;
+  }
+};
+
+// Blocks per SM the register budget must allow: FP32 NC = 128: 3 (<= 168
+// registers); NC = 64: getrf 8 (<= 128; at 10 ptxas spills in the step
+// loop), potrf 10 (<= 102, no spills); FP64 (NC = 64): no bound.
+template <class T, int NC, bool Potrf>
+constexpr int rows_min_blocks() {
+  return sizeof(T) == 8 ? 1 : (NC == 128 ? 3 : (Potrf ? 10 : 8));
+}
+
 template <class T, int NC, class Loc>
-__global__ void __launch_bounds__(NC, NC == 128 ? 3 : 1)  // 3 blocks per SM: <= 168 registers
+__global__ void __launch_bounds__(NC, rows_min_blocks<T, NC, false>())
 getrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
                   index_t count) {
-  constexpr int kWarps = NC / 32;
-  __shared__ __align__(16) T srow[2][NC];
-  __shared__ T sv[2][kWarps];
-  __shared__ int sp[2][kWarps];
-  const int r = threadIdx.x, lane = r % 32, warp = r / 32;
+  __shared__ GetrfShared<T, NC> sh;
+  extern __shared__ __align__(16) unsigned char rows_smem[];
+  T* M = reinterpret_cast<T*>(rows_smem);
+  const int ldm = n | 1;
+  const int r = threadIdx.x;
   for (index_t b = blockIdx.x; b < count; b += gridDim.x) {
-    T* M = A(b);
+    T* G = A(b);
     const bool active = r < n;
-    const auto Ml = opaque(M);
-    const index_t ldl = opaque(lda);
     T a[NC];
+    {
+      const auto Gl = opaque(G);
+      const index_t ldl = opaque(lda);
 #pragma unroll
-    for (int j = 0; j < NC; ++j) a[j] = (active && j < n) ? Ml[r + index_t(j) * ldl] : T(0);
-    int pos = r;  // position of this row in the pivoted order
-    int my_ipiv = r + 1;
-    int linfo = 0;
-#pragma unroll 1
-    for (int k = 0; k < n; ++k) {
-      const int buf = k & 1;
-      const T ak = pick(a, k);
-      T v = (active && pos >= k) ? pivot_magnitude(ak) : T(-2);
-      int p = pos;
-#pragma unroll
-      for (int off = 16; off > 0; off /= 2) {
-        const T ov = __shfl_xor_sync(0xffffffffu, v, off);
-        const int op = __shfl_xor_sync(0xffffffffu, p, off);
-        if (ov > v || (ov == v && op < p)) { v = ov; p = op; }
-      }
-      if (lane == 0) { sv[buf][warp] = v; sp[buf][warp] = p; }
-      __syncthreads();
-      v = sv[buf][0];
-      p = sp[buf][0];
-#pragma unroll
-      for (int w = 1; w < kWarps; ++w) {
-        const T ov = sv[buf][w];
-        const int op = sp[buf][w];
-        if (ov > v || (ov == v && op < p)) { v = ov; p = op; }
-      }
-      const bool winner = active && pos == p;  // exactly one thread
-      T* row = srow[buf];
-      if (winner) {
-#pragma unroll
-        for (int c = 0; c < NC; c += kChunk)
-          if (c + kChunk > k) store4_aligned(row + c, a + c);
-      }
-      __syncthreads();
-      const T piv = row[k];
-      if (r == k) my_ipiv = p + 1;
-      if (winner) pos = k;
-      else if (pos == k) pos = p;
-      const bool nonzero = piv != T(0);
-      if (!nonzero && linfo == 0) linfo = k + 1;
-      if (nonzero && pos > k) {
-        const T l = ak / piv;
-#pragma unroll
-        for (int c = 0; c < NC; c += kChunk) {
-          if (c + kChunk > k + 1) {  // uniform: the chunk holds a column > k
-            T u[kChunk];
-            load4_aligned(row + c, u);
-#pragma unroll
-            for (int q = 0; q < kChunk; ++q)
-              if (c + q > k) a[c + q] -= l * u[q];
-          }
-        }
-        put(a, k, l);
-      }
+      for (int j = 0; j < NC; ++j) a[j] = (active && j < n) ? Gl[r + index_t(j) * ldl] : T(0);
     }
+    GetrfStep<T, NC> st{sh, M, ldm, a, n, r, r % 32, r / 32, int(blockDim.x / 32), active, r, r + 1, 0};
+    int k = 0;
+    run_phases<NC, NC>(st, n, k);
+    __syncthreads();  // M complete
     if (active) {
-      T* const Ms = opaque(M);
+      T* const Gs = opaque(G);
       const index_t lds = opaque(lda);
-#pragma unroll
-      for (int j = 0; j < NC; ++j)
-        if (j < n) Ms[pos + index_t(j) * lds] = a[j];
-      ipiv[b * n + r] = my_ipiv;
+      const T* m = M + r * ldm;
+#pragma unroll 4
+      for (int j = 0; j < n; ++j) Gs[st.pos + index_t(j) * lds] = m[j];
+      ipiv[b * n + r] = st.my_ipiv;
     }
-    if (r == 0) info[b] = linfo;
-    __syncthreads();  // the next matrix's buffers
+    if (r == 0) info[b] = st.linfo;
+    __syncthreads();  // M and the buffers are reused by the next matrix
   }
 }
 
 // ---------------------------------------------------------------- potrf
-// Thread r holds row r of L (lower: A(r, j); upper: A(j, r)), j <= r.
+// Thread r holds row r of L (lower: A(r, j); upper: A(j, r)), live columns
+// k..r at step k in a[0..r-k]; slots right of the diagonal are updated
+// without tests and never stored.
+template <class T, int NC, bool Upper>
+struct PotrfStep {
+  T (*col)[NC + 4];  // col[buf][3 + c] = A(k + c, k), unscaled
+  T* G;              // the matrix
+  index_t ld;
+  T (&a)[NC];
+  int r;
+  bool active;
+  int linfo;
+
+  __device__ __forceinline__ T& at(int i, int j) const {
+    return Upper ? G[j + index_t(i) * ld] : G[i + index_t(j) * ld];
+  }
+
+  template <int W>
+  __device__ __forceinline__ bool step(int k) {
+    const int buf = k & 1;
+    const bool live = active && r >= k;
+    if (live) col[buf][r - k + 3] = a[0];
+    __syncthreads();
+    const T d = col[buf][3];
+    if (!(d > T(0))) {  // uniform; NaN fails too
+      linfo = k + 1;
+      if (live)  // leave the partly updated row in A, as LAPACK does
+#pragma unroll
+        for (int c = 0; c < W; ++c)
+          if (c <= r - k) at(r, k + c) = a[c];
+      return false;
+    }
+    const T inv = rsqrt(d);  // one MUFU.RSQ (<= 2 ulp) instead of sqrt + division
+    const T s = d * inv;
+    if (live && r == k) at(k, k) = s;
+    T t = T(0);  // rows that are not below the diagonal shift with t = 0
+    if (live && r > k) {
+      const T l = a[0] * inv;  // L(r, k)
+      t = l * inv;             // times A(j, k) gives L(r, k) L(j, k)
+      at(r, k) = l;
+    }
+#pragma unroll
+    for (int c = 0; c + 1 < W; c += 4) {
+      T v[4];
+      load4_aligned(&col[buf][c + 4], v);  // A(k + c + 1 + q, k)
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        if (c + q + 1 < W) a[c + q] = a[c + q + 1] - t * v[q];
+    }
+    return true;
+  }
+
+  // A warp whose rows are all finished still takes part in every later
+  // step's barrier (and stops with the others at a failed minor).
+  __device__ __forceinline__ void drain(int n, int k) {
+#pragma unroll 1
+    for (; k < n; ++k) {
+      __syncthreads();
+      if (!(col[k & 1][3] > T(0))) {
+        linfo = k + 1;
+        return;
+      }
+    }
+  }
+};
+
 template <class T, int NC, bool Upper, class Loc>
-__global__ void __launch_bounds__(NC, NC == 128 ? 3 : 1)  // 3 blocks per SM: <= 168 registers
+__global__ void __launch_bounds__(NC, rows_min_blocks<T, NC, true>())
 potrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
-  __shared__ __align__(16) T scol[2][NC];
+  __shared__ __align__(16) T col[2][NC + 4];
   const int r = threadIdx.x;
   for (index_t b = blockIdx.x; b < count; b += gridDim.x) {
-    T* M = A(b);
+    T* G = A(b);
     const bool active = r < n;
-    const auto Ml = opaque(M);
-    const index_t ldl = opaque(lda);
     T a[NC];
-#pragma unroll
-    for (int j = 0; j < NC; ++j)
-      a[j] = (active && j <= r) ? (Upper ? Ml[j + index_t(r) * ldl] : Ml[r + index_t(j) * ldl])
-                                : T(0);
-    int linfo = 0;
-#pragma unroll 1
-    for (int k = 0; k < n; ++k) {
-      const int buf = k & 1;
-      const T ak = pick(a, k);  // A(r, k) updated by columns < k; 0 for r < k
-      T* col = scol[buf];
-      col[r] = ak;
-      __syncthreads();
-      const T d = col[k];
-      if (!(d > T(0))) {  // uniform; NaN fails too
-        linfo = k + 1;
-        break;
-      }
-      const T s = sqrt(d);
-      const T inv = T(1) / s;
-      if (r == k) put(a, k, s);
-      if (r > k && active) {
-        const T l = ak * inv;  // L(r, k)
-        const T t = l * inv;   // L(r, k) / s: times A(j, k) gives L(r, k) L(j, k)
-#pragma unroll
-        for (int c = 0; c < NC; c += kChunk) {
-          if (c + kChunk > k + 1) {  // uniform
-            T u[kChunk];
-            load4_aligned(col + c, u);
-#pragma unroll
-            for (int q = 0; q < kChunk; ++q)
-              if (c + q > k && c + q <= r) a[c + q] -= t * u[q];
-          }
-        }
-        put(a, k, l);
-      }
-    }
-    if (active) {
-      T* const Ms = opaque(M);
-      const index_t lds = opaque(lda);
+    {
+      const auto Gl = opaque(G);
+      const index_t ldl = opaque(lda);
 #pragma unroll
       for (int j = 0; j < NC; ++j)
-        if (j <= r) {
-          if (Upper) Ms[j + index_t(r) * lds] = a[j];
-          else Ms[r + index_t(j) * lds] = a[j];
-        }
+        a[j] = (active && j <= r) ? (Upper ? Gl[j + index_t(r) * ldl] : Gl[r + index_t(j) * ldl])
+                                  : T(0);
     }
-    if (r == 0) info[b] = linfo;
-    __syncthreads();  // the next matrix's step 0 rewrites scol[0]
+    PotrfStep<T, NC, Upper> st{col, opaque(G), opaque(lda), a, r, active, 0};
+    const int warp_end = min(n, (r / 32 + 1) * 32);  // this warp's rows end there
+    int k = 0;
+    if (run_phases<NC, NC>(st, warp_end, k)) st.drain(n, k);
+    if (r == 0) info[b] = st.linfo;
+    __syncthreads();  // the next matrix's step 0 rewrites col[0]
   }
+}
+
+template <class T>
+std::size_t getrf_rows_smem(int n) {
+  return std::size_t(n) * std::size_t(n | 1) * sizeof(T);
+}
+
+// Threads per block: the warps that hold rows (the register width NC may be
+// larger than n).
+int warps_for(int n) { return (n + 31) / 32; }
+
+template <class K>
+void allow_dynamic_smem(K kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(bytes)));
 }
 
 }  // namespace
@@ -212,9 +331,17 @@ template <class T, class Loc>
 void getrf_rows(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
                 index_t count) {
   const unsigned grid = grid_for(count, 1);
-  if (n <= 64) getrf_rows_kernel<T, 64><<<grid, 64, 0, s>>>(n, A, lda, ipiv, info, count);
-  else if constexpr (sizeof(T) == 4)
-    getrf_rows_kernel<T, 128><<<grid, 128, 0, s>>>(n, A, lda, ipiv, info, count);
+  const std::size_t smem = getrf_rows_smem<T>(n);
+  const int threads = warps_for(n) * 32;
+  if (n <= 64) {
+    auto k = getrf_rows_kernel<T, 64, Loc>;
+    allow_dynamic_smem(k, smem);
+    k<<<grid, threads, smem, s>>>(n, A, lda, ipiv, info, count);
+  } else if constexpr (sizeof(T) == 4) {
+    auto k = getrf_rows_kernel<T, 128, Loc>;
+    allow_dynamic_smem(k, smem);
+    k<<<grid, threads, smem, s>>>(n, A, lda, ipiv, info, count);
+  }
   DLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -222,12 +349,13 @@ template <class T, class Loc>
 void potrf_rows(stream_t s, bool upper, int n, Loc A, index_t lda, std::int32_t* info,
                 index_t count) {
   const unsigned grid = grid_for(count, 1);
+  const int threads = warps_for(n) * 32;
   if (n <= 64) {
-    if (upper) potrf_rows_kernel<T, 64, true><<<grid, 64, 0, s>>>(n, A, lda, info, count);
-    else potrf_rows_kernel<T, 64, false><<<grid, 64, 0, s>>>(n, A, lda, info, count);
+    if (upper) potrf_rows_kernel<T, 64, true><<<grid, threads, 0, s>>>(n, A, lda, info, count);
+    else potrf_rows_kernel<T, 64, false><<<grid, threads, 0, s>>>(n, A, lda, info, count);
   } else if constexpr (sizeof(T) == 4) {
-    if (upper) potrf_rows_kernel<T, 128, true><<<grid, 128, 0, s>>>(n, A, lda, info, count);
-    else potrf_rows_kernel<T, 128, false><<<grid, 128, 0, s>>>(n, A, lda, info, count);
+    if (upper) potrf_rows_kernel<T, 128, true><<<grid, threads, 0, s>>>(n, A, lda, info, count);
+    else potrf_rows_kernel<T, 128, false><<<grid, threads, 0, s>>>(n, A, lda, info, count);
   }
   DLA_CUDA_CHECK_LAUNCH();
 }
