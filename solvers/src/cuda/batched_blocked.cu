@@ -6,6 +6,7 @@
 // per thread (operands from shared memory). Global traffic: about n^3/(3*32)
 // read-modify-writes instead of n^3/3 for the unblocked in-place kernel.
 #include "batched_common.cuh"
+#include "batched_shift.cuh"
 #include "smem_vec.cuh"
 #include "dla/core/cuda_check.hpp"
 
@@ -176,13 +177,53 @@ getrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* ipiv, std::int
   }
 }
 
+// L(c0 + i, c0 + j) to the matrix and to the shared panel P(i, j).
+template <class T, bool Upper>
+struct PanelStore {
+  GAcc<T, Upper> G;
+  T* P;
+  index_t ldp, c0;
+  __device__ __forceinline__ void operator()(int i, int j, T v) const {
+    G(c0 + i, c0 + j) = v;
+    P[i + j * index_t(ldp)] = v;
+  }
+};
+
+// A22 -= L21 L21^T (the r x r trailing matrix after the panel at c0, lower
+// tiles only), L21 from the shared panel P, 4x4 tiles per thread.
+template <class T, bool Upper>
+__device__ __forceinline__ void syrk_tiles(const GAcc<T, Upper>& G, const T* P, index_t ldp,
+                                           index_t c0, index_t nb, index_t r) {
+  const int tid = threadIdx.x, nt = blockDim.x;
+  const index_t tr = (r + 3) / 4, tiles = tr * tr;
+  for (index_t t = tid; t < tiles; t += nt) {
+    const index_t ti = t % tr, tj = t / tr;
+    if (ti < tj) continue;
+    T acc[4][4];
+    tile_4x4(acc, P + nb + 4 * ti, ldp, P + nb + 4 * tj, ldp, int(nb));
+#pragma unroll
+    for (int x = 0; x < 4; ++x)
+#pragma unroll
+      for (int y = 0; y < 4; ++y) {
+        const index_t i = 4 * ti + x, j = 4 * tj + y;
+        if (i < r && j <= i) G(c0 + nb + i, c0 + nb + j) -= acc[x][y];
+      }
+  }
+}
+
 // Right-looking blocked Cholesky on L (Upper: transposed access).
-template <class T, bool Upper, class Loc>
+// RegPanel (n <= kThreads): thread r holds panel row r in registers and the
+// panel is factored with PotrfStep (batched_shift.cuh), one barrier per
+// column. The shared-memory panel loop below it (3 barriers per column, every
+// inner loop a chain of shared-memory round trips) took ~4500 cycles per
+// column at n = 256 (ncu: potrf 500 x 256 in 0.58 ms) and remains for larger n.
+template <class T, bool Upper, bool RegPanel, class Loc>
 __global__ void __launch_bounds__(kThreads)
 potrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* info, index_t count) {
   extern __shared__ __align__(16) unsigned char dla_smem_raw[];
   const index_t ldp = (n + 3) / 4 * 4;
   T* P = reinterpret_cast<T*>(dla_smem_raw);  // panel: ldp x kNB
+  __shared__ __align__(16) T col[2][kNB + 4];  // RegPanel: PotrfStep's column buffer
   const int tid = threadIdx.x, nt = blockDim.x;
   const int lane = tid % 32, warp = tid / 32, nwarps = nt / 32;
   for (index_t b = blockIdx.x; b < count; b += gridDim.x) {
@@ -190,6 +231,21 @@ potrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* info, index_t 
     int linfo = 0;
     for (index_t c0 = 0; c0 < n && linfo == 0; c0 += kNB) {
       const index_t nb = n - c0 < kNB ? n - c0 : kNB, m = n - c0;
+      const index_t r = n - c0 - nb;
+      if constexpr (RegPanel) {  // m <= kThreads
+        T a[kNB];
+        const bool active = tid < m;
+#pragma unroll
+        for (int j = 0; j < kNB; ++j)
+          a[j] = (active && j <= tid && j < nb) ? G(c0 + tid, c0 + j) : T(0);
+        PotrfStep<T, kNB, PanelStore<T, Upper>> st{col, {G, P, ldp, c0}, a, tid, active, int(nb), 0};
+        int k = 0;
+        if (!run_phases<kNB, kNB>(st, int(nb), k)) linfo = int(c0) + st.linfo;
+        __syncthreads();  // P complete
+        if (linfo == 0 && r > 0) syrk_tiles(G, P, ldp, c0, nb, r);
+        __syncthreads();
+        continue;
+      }
       for (index_t jj = warp; jj < nb; jj += nwarps)
         for (index_t i = jj + lane; i < m; i += 32) P[i + jj * ldp] = G(c0 + i, c0 + jj);
       __syncthreads();
@@ -216,24 +272,7 @@ potrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* info, index_t 
       // Panel back (the columns processed; on failure the state at the stop).
       for (index_t jj = warp; jj < nb; jj += nwarps)
         for (index_t i = jj + lane; i < m; i += 32) G(c0 + i, c0 + jj) = P[i + jj * ldp];
-      const index_t r = n - c0 - nb;
-      if (linfo == 0 && r > 0 && done == nb) {
-        // A22 -= L21 L21^T, lower tiles only.
-        const index_t tr = (r + 3) / 4, tiles = tr * tr;
-        for (index_t t = tid; t < tiles; t += nt) {
-          const index_t ti = t % tr, tj = t / tr;
-          if (ti < tj) continue;
-          T acc[4][4];
-          tile_4x4(acc, P + nb + 4 * ti, ldp, P + nb + 4 * tj, ldp, int(nb));
-#pragma unroll
-          for (int x = 0; x < 4; ++x)
-#pragma unroll
-            for (int y = 0; y < 4; ++y) {
-              const index_t i = 4 * ti + x, j = 4 * tj + y;
-              if (i < r && j <= i) G(c0 + nb + i, c0 + nb + j) -= acc[x][y];
-            }
-        }
-      }
+      if (linfo == 0 && r > 0 && done == nb) syrk_tiles(G, P, ldp, c0, nb, r);
       __syncthreads();
     }
     if (tid == 0) info[b] = linfo;
@@ -273,7 +312,9 @@ template <class T, class Loc>
 void potrf_blocked(stream_t s, bool upper, index_t n, Loc A, index_t lda, std::int32_t* info,
                    index_t count) {
   const std::size_t bytes = potrf_blocked_smem<T>(n);
-  auto k = upper ? potrf_blocked_kernel<T, true, Loc> : potrf_blocked_kernel<T, false, Loc>;
+  const bool reg = n <= kThreads;
+  auto k = upper ? (reg ? potrf_blocked_kernel<T, true, true, Loc> : potrf_blocked_kernel<T, true, false, Loc>)
+                 : (reg ? potrf_blocked_kernel<T, false, true, Loc> : potrf_blocked_kernel<T, false, false, Loc>);
   allow_smem(k, bytes);
   k<<<grid_for(count, 1), kThreads, bytes, s>>>(n, A, lda, info, count);
   DLA_CUDA_CHECK_LAUNCH();

@@ -2,15 +2,11 @@
 // of ceil(n / 32) warps per matrix, thread r holds row r of the matrix in NC
 // registers.
 //
-// Shifted registers. At step k a thread's live values are columns k, k+1, ...
-// of its row, held in a[0], a[1], ...: column k is always a[0], and the
-// rank-1 update shifts as it goes, a[c] = a[c+1] - l * u[c+1]. So no register
-// is ever picked by a run-time index (the first version of this kernel chose
-// column k out of the array with a chain of uniform branches: ~570
-// instructions per thread per column at n = 128, ncu). The column loop runs
-// in phases of shrinking compile-time width W (NC, 3NC/4, NC/2, NC/4): a
-// phase runs the steps whose live width n - k fits W, so a thread does at
-// most W FMAs per step and the average is ~5/8 of NC instead of NC.
+// Shifted registers (batched_shift.cuh): column k is always a[0], so no
+// register is picked by a run-time index. The column loop runs in phases of
+// shrinking compile-time width W (NC, 3NC/4, NC/2, NC/4): a phase runs the
+// steps whose live width fits W, so a thread does at most W FMAs per step and
+// the average is ~5/8 of NC instead of NC.
 //
 // Values that are final leave the registers:
 //   getrf: the multiplier l of row r at step k goes to a shared-memory copy
@@ -29,14 +25,18 @@
 //          publishes its key, position and whole live row; barrier; every
 //          thread picks the best of the <= 4 warp candidates and reads the
 //          pivot row from that warp's buffer (128-bit loads).
-//   potrf: every live thread publishes its unscaled A(r, k) at an offset that
-//          makes the reads aligned; barrier; the update uses
-//          L(r,k) L(j,k) = (A(r,k)/s^2) A(j,k) with s = sqrt(A(k,k)).
+//   potrf: PotrfStep (batched_shift.cuh).
 // Buffers written before a barrier alternate by column parity, so a buffer is
 // rewritten only after every thread has passed a later barrier.
+//
+// Tried and dropped (H200, getrf 10000 x 64): one warp per matrix with two
+// rows per thread (half the per-step bookkeeping per row, no cross-warp
+// exchange, 12 warps per SM at 168 registers): 0.465 ms, the same as these
+// two-warp blocks (0.469 ms in the same run).
 #include <climits>
 
 #include "batched_common.cuh"
+#include "batched_shift.cuh"
 #include "smem_vec.cuh"
 #include "dla/core/cuda_check.hpp"
 
@@ -45,28 +45,6 @@ namespace {
 
 using detail::load4_aligned;
 using detail::store4_aligned;
-
-// ---------------------------------------------------------------- phases
-// Runs step<W>(k) for k = k0, ..., end - 1: width W while the live width
-// end - k needs it, then the next phase with W - NC/4 (end: n for getrf; for
-// potrf the end of the warp's rows, so each warp narrows on its own). `step`
-// returns false to stop the factorization (a failed Cholesky minor);
-// run_phases then returns false too.
-//
-// Every thread of a warp runs the same straight-line update (rows that have
-// nothing to eliminate shift with a zero multiplier): a branch around it
-// would make the compiler shift the registers back into place with one move
-// per value where the two paths meet (it did: 64 MOVs per step in getrf).
-template <int NC, int W, class Step>
-__device__ __forceinline__ bool run_phases(Step& st, int end, int& k) {
-  constexpr int Wn = W - NC / 4;
-  const int stop = Wn > 0 ? end - Wn : end;  // k < stop: end - k > Wn
-#pragma unroll 1
-  for (; k < stop; ++k)
-    if (!st.template step<W>(k)) return false;
-  if constexpr (Wn > 0) return run_phases<NC, Wn>(st, end, k);
-  return true;
-}
 
 // ---------------------------------------------------------------- pivot keys
 // Unsigned keys that order like the pivot magnitude: 0 = not a candidate,
@@ -217,69 +195,14 @@ getrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* i
 }
 
 // ---------------------------------------------------------------- potrf
-// Thread r holds row r of L (lower: A(r, j); upper: A(j, r)), live columns
-// k..r at step k in a[0..r-k]; slots right of the diagonal are updated
-// without tests and never stored.
-template <class T, int NC, bool Upper>
-struct PotrfStep {
-  T (*col)[NC + 4];  // col[buf][3 + c] = A(k + c, k), unscaled
-  T* G;              // the matrix
+// Stores L(i, j) of the whole matrix (upper: U(j, i)).
+template <class T, bool Upper>
+struct GlobalStore {
+  T* G;
   index_t ld;
-  T (&a)[NC];
-  int r;
-  bool active;
-  int linfo;
-
-  __device__ __forceinline__ T& at(int i, int j) const {
-    return Upper ? G[j + index_t(i) * ld] : G[i + index_t(j) * ld];
-  }
-
-  template <int W>
-  __device__ __forceinline__ bool step(int k) {
-    const int buf = k & 1;
-    const bool live = active && r >= k;
-    if (live) col[buf][r - k + 3] = a[0];
-    __syncthreads();
-    const T d = col[buf][3];
-    if (!(d > T(0))) {  // uniform; NaN fails too
-      linfo = k + 1;
-      if (live)  // leave the partly updated row in A, as LAPACK does
-#pragma unroll
-        for (int c = 0; c < W; ++c)
-          if (c <= r - k) at(r, k + c) = a[c];
-      return false;
-    }
-    const T inv = rsqrt(d);  // one MUFU.RSQ (<= 2 ulp) instead of sqrt + division
-    const T s = d * inv;
-    if (live && r == k) at(k, k) = s;
-    T t = T(0);  // rows that are not below the diagonal shift with t = 0
-    if (live && r > k) {
-      const T l = a[0] * inv;  // L(r, k)
-      t = l * inv;             // times A(j, k) gives L(r, k) L(j, k)
-      at(r, k) = l;
-    }
-#pragma unroll
-    for (int c = 0; c + 1 < W; c += 4) {
-      T v[4];
-      load4_aligned(&col[buf][c + 4], v);  // A(k + c + 1 + q, k)
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-        if (c + q + 1 < W) a[c + q] = a[c + q + 1] - t * v[q];
-    }
-    return true;
-  }
-
-  // A warp whose rows are all finished still takes part in every later
-  // step's barrier (and stops with the others at a failed minor).
-  __device__ __forceinline__ void drain(int n, int k) {
-#pragma unroll 1
-    for (; k < n; ++k) {
-      __syncthreads();
-      if (!(col[k & 1][3] > T(0))) {
-        linfo = k + 1;
-        return;
-      }
-    }
+  __device__ __forceinline__ void operator()(int i, int j, T v) const {
+    if (Upper) G[j + index_t(i) * ld] = v;
+    else G[i + index_t(j) * ld] = v;
   }
 };
 
@@ -300,10 +223,10 @@ potrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) 
         a[j] = (active && j <= r) ? (Upper ? Gl[j + index_t(r) * ldl] : Gl[r + index_t(j) * ldl])
                                   : T(0);
     }
-    PotrfStep<T, NC, Upper> st{col, opaque(G), opaque(lda), a, r, active, 0};
+    PotrfStep<T, NC, GlobalStore<T, Upper>> st{col, {opaque(G), opaque(lda)}, a, r, active, n, 0};
     const int warp_end = min(n, (r / 32 + 1) * 32);  // this warp's rows end there
     int k = 0;
-    if (run_phases<NC, NC>(st, warp_end, k)) st.drain(n, k);
+    if (run_phases<NC, NC>(st, warp_end, k)) st.drain(k);
     if (r == 0) info[b] = st.linfo;
     __syncthreads();  // the next matrix's step 0 rewrites col[0]
   }
