@@ -321,13 +321,6 @@ int max_optin_smem() {
 
 int block_threads(index_t n) { return n <= 64 ? 64 : (n <= 128 ? 128 : 256); }
 
-template <class K>
-void allow_smem(K kernel, std::size_t bytes) {
-  if (bytes > 48 * 1024)
-    DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(bytes)));
-}
-
 }  // namespace
 
 template <class T, class Loc>

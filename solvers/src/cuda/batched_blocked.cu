@@ -281,13 +281,6 @@ potrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* info, index_t 
   }
 }
 
-template <class K>
-void allow_smem(K kernel, std::size_t bytes) {
-  if (bytes > 48 * 1024)
-    DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(bytes)));
-}
-
 }  // namespace
 
 template <class T>

@@ -3,9 +3,11 @@
 // (strided or pointer array), and the launchers each size class provides.
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 
+#include "dla/core/cuda_check.hpp"
 #include "dla/core/types.hpp"
 
 namespace dla::cuda::batched {
@@ -28,6 +30,37 @@ struct PtrArray {
 template <class T>
 __device__ __forceinline__ T pivot_magnitude(T x) {
   return x != x ? T(-1) : (x < T(0) ? -x : x);
+}
+
+// Unsigned keys that order like pivot_magnitude, for warp reductions: 0 = not
+// a candidate, 1 = NaN (below every number), else |x|'s bits + 2 (IEEE
+// magnitudes order as unsigned integers).
+__device__ __forceinline__ unsigned pivot_key(float x, bool cand) {
+  if (!cand) return 0u;
+  return x != x ? 1u : (__float_as_uint(x) & 0x7fffffffu) + 2u;
+}
+__device__ __forceinline__ unsigned long long pivot_key(double x, bool cand) {
+  if (!cand) return 0ull;
+  return x != x ? 1ull
+                : (static_cast<unsigned long long>(__double_as_longlong(x)) & 0x7fffffffffffffffull) +
+                      2ull;
+}
+__device__ __forceinline__ unsigned warp_max(unsigned v) { return __reduce_max_sync(~0u, v); }
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) {
+    const unsigned long long o = __shfl_xor_sync(~0u, v, off);
+    v = o > v ? o : v;
+  }
+  return v;
+}
+// The warp's pivot (the whole warp calls it): the largest key, ties to the
+// lowest position holding it (the host's "first maximum"); INT_MAX when no
+// lane of the warp is a candidate. One REDUX each in FP32.
+template <class Key>
+__device__ __forceinline__ void warp_pivot(Key key, int pos, Key& best, int& best_pos) {
+  best = warp_max(key);
+  best_pos = __reduce_min_sync(~0u, (key != 0 && key == best) ? pos : INT_MAX);
 }
 
 // A value the compiler cannot see through. Register kernels form their store
@@ -111,6 +144,14 @@ void getrs_warp(stream_t s, bool trans, index_t n, index_t nrhs, LocA A, index_t
 template <class T, class LocA, class LocB>
 void potrs_warp(stream_t s, bool upper, index_t n, index_t nrhs, LocA A, index_t lda, LocB B,
                 index_t ldb, index_t count);
+
+// Opts a kernel in to more than 48 KB of dynamic shared memory.
+template <class K>
+void allow_smem(K kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(bytes)));
+}
 
 // Grid size for `items` units of `per_block` each, capped for grid-stride loops.
 inline unsigned grid_for(index_t items, index_t per_block) {

@@ -33,8 +33,6 @@
 // rows per thread (half the per-step bookkeeping per row, no cross-warp
 // exchange, 12 warps per SM at 168 registers): 0.465 ms, the same as these
 // two-warp blocks (0.469 ms in the same run).
-#include <climits>
-
 #include "batched_common.cuh"
 #include "batched_shift.cuh"
 #include "smem_vec.cuh"
@@ -45,30 +43,6 @@ namespace {
 
 using detail::load4_aligned;
 using detail::store4_aligned;
-
-// ---------------------------------------------------------------- pivot keys
-// Unsigned keys that order like the pivot magnitude: 0 = not a candidate,
-// 1 = NaN (below every number), else |x|'s bits + 2 (IEEE magnitudes order as
-// unsigned integers).
-__device__ __forceinline__ unsigned pivot_key(float x, bool live) {
-  if (!live) return 0u;
-  return x != x ? 1u : (__float_as_uint(x) & 0x7fffffffu) + 2u;
-}
-__device__ __forceinline__ unsigned long long pivot_key(double x, bool live) {
-  if (!live) return 0ull;
-  return x != x ? 1ull
-                : (static_cast<unsigned long long>(__double_as_longlong(x)) & 0x7fffffffffffffffull) +
-                      2ull;
-}
-__device__ __forceinline__ unsigned warp_max(unsigned v) { return __reduce_max_sync(~0u, v); }
-__device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
-#pragma unroll
-  for (int off = 16; off > 0; off /= 2) {
-    const unsigned long long o = __shfl_xor_sync(~0u, v, off);
-    v = o > v ? o : v;
-  }
-  return v;
-}
 
 // ---------------------------------------------------------------- getrf
 template <class T, int NC>
@@ -97,9 +71,9 @@ struct GetrfStep {
   __device__ __forceinline__ bool step(int k) {
     const int buf = k & 1;
     const bool live = active && pos >= k;
-    const auto key = pivot_key(a[0], live);
-    const auto wkey = warp_max(key);
-    const int wpos = __reduce_min_sync(~0u, (live && key == wkey) ? pos : INT_MAX);
+    typename GetrfShared<T, NC>::Key wkey;
+    int wpos;
+    warp_pivot(pivot_key(a[0], live), pos, wkey, wpos);
     if (lane == 0) {
       sh.key[buf][warp] = wkey;
       sh.pos[buf][warp] = wpos;
@@ -241,13 +215,6 @@ std::size_t getrf_rows_smem(int n) {
 // larger than n).
 int warps_for(int n) { return (n + 31) / 32; }
 
-template <class K>
-void allow_dynamic_smem(K kernel, std::size_t bytes) {
-  if (bytes > 48 * 1024)
-    DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(bytes)));
-}
-
 }  // namespace
 
 template <class T, class Loc>
@@ -258,11 +225,11 @@ void getrf_rows(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::
   const int threads = warps_for(n) * 32;
   if (n <= 64) {
     auto k = getrf_rows_kernel<T, 64, Loc>;
-    allow_dynamic_smem(k, smem);
+    allow_smem(k, smem);
     k<<<grid, threads, smem, s>>>(n, A, lda, ipiv, info, count);
   } else if constexpr (sizeof(T) == 4) {
     auto k = getrf_rows_kernel<T, 128, Loc>;
-    allow_dynamic_smem(k, smem);
+    allow_smem(k, smem);
     k<<<grid, threads, smem, s>>>(n, A, lda, ipiv, info, count);
   }
   DLA_CUDA_CHECK_LAUNCH();

@@ -130,10 +130,8 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
         // Two warp reductions (REDUX) instead of 5 levels of 2 shuffles: the
         // key orders like pivot_magnitude (inactive 0 < NaN 1 < |a| as
         // unsigned bits + 2), then the first position holding the maximum.
-        const bool cand = r < n && pos >= k;
-        const unsigned key = !cand ? 0u : (a[k] != a[k] ? 1u : __float_as_uint(fabsf(a[k])) + 2u);
-        const unsigned kmax = __reduce_max_sync(0xffffffffu, key);
-        p = int(__reduce_min_sync(0xffffffffu, key == kmax ? unsigned(pos) : 0xffffffffu));
+        unsigned kmax;
+        warp_pivot(pivot_key(a[k], r < n && pos >= k), pos, kmax, p);
       } else {
         // The maximum by one shuffle + max per level; the lanes holding it by
         // a ballot. Exact ties (zero columns, repeated values) are rare: only
