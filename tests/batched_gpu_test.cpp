@@ -413,6 +413,41 @@ TYPED_TEST(BatchedGpu, RowKernelsAtPhaseBoundaries) {
   }
 }
 
+// Every order up to 32 (every group size of the register kernel, FP32 pivot
+// search by REDUX) with a count that leaves a partial last block. Member 4
+// has a zero column (info n/2 + 1, factorization still valid), member 7 a
+// subnormal first column (multipliers a / pivot of order 1 must come out
+// finite and accurate).
+TYPED_TEST(BatchedGpu, SmallOrdersZeroAndSubnormalPivots) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  const dla::Context host = dla::Context::host();
+  const index_t count = 301;
+  for (index_t n = 1; n <= 32; ++n) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n);
+    auto A = random_batch<T>(count, n, n, 3000 + n);
+    A[4].col(n / 2).setZero();
+    if (n >= 2) A[7].col(0) *= std::numeric_limits<T>::min() / T(64);  // n = 1: A itself ~0
+    const auto ref = dla::lu_factor_batched(host, A);
+    Dev<T> dA(A, n + 2, (n + 2) * n + 3);
+    dla::DeviceBuffer<i32> p(count * n), info(count);
+    ASSERT_EQ(getrf<T>(n, dA.data(), dA.ld, dA.stride, p.data(), info.data(), count), 0);
+    const auto F = dA.get();
+    ASSERT_TRUE(dA.padding_intact());
+    const auto piv = get_ints(p), inf = get_ints(info);
+    index_t mismatched = 0;
+    for (index_t b = 0; b < count; ++b) {
+      ASSERT_EQ(inf[b], b == 4 ? i32(n / 2 + 1) : ref.info[b]) << "member " << b;
+      mismatched += !std::equal(piv.begin() + b * n, piv.begin() + (b + 1) * n,
+                                ref.ipiv.begin() + b * n);
+      ASSERT_TRUE(F[b].allFinite()) << "member " << b;
+      if (n == 1 && b == 4) ASSERT_EQ(F[b](0, 0), T(0));  // A = 0: no norm to scale by
+      else ASSERT_LE(ferr<T>(A[b], F[b], piv.data() + b * n), kLimit) << "member " << b;
+    }
+    EXPECT_LE(mismatched, index_t(std::is_same_v<T, double> ? 0 : 3));
+  }
+}
+
 // One block per matrix with more than 65535 matrices: the grid is 1-D over x.
 // n = 40 runs the row kernel (getrf) and the 8x8-tile kernel (potrf) in FP32.
 TEST(BatchedGpuLarge, BlockKernelsBeyond65535Matrices) {

@@ -238,7 +238,7 @@ void batched_every_routine(const std::vector<index_t>& sizes) {
 TEST(SanitizeBatched, EverySizeClass) {
   DLA_REQUIRE_GPU();
 #if DLA_HAVE_CUDA
-  batched_every_routine({1, 5, 32, 45, 100, 129, 256});
+  batched_every_routine({1, 5, 12, 32, 45, 100, 129, 256});
 #endif
 }
 
