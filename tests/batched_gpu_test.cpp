@@ -448,6 +448,48 @@ TYPED_TEST(BatchedGpu, SmallOrdersZeroAndSubnormalPivots) {
   }
 }
 
+// Orders whose blocked kernels (batched_blocked.cu) ask for exactly 48 KB of
+// dynamic shared memory: FP32 getrf n = 287 (panel 288 x 32 plus a 32 x 96
+// U12 chunk) and FP64 potrf n = 190 (panel 192 x 32). With the kernels' few
+// hundred bytes of static shared memory that is over the default limit, so the
+// launch needs the opt-in (it failed before allow_smem counted static memory).
+TYPED_TEST(BatchedGpu, BlockedKernelsAtTheSharedMemoryLimit) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  const index_t count = 3;
+  for (index_t n : {index_t(190), index_t(287)}) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n);
+    auto A = random_batch<T>(count, n, n, 4000 + n);
+    Dev<T> dA(A, n, n * n);
+    dla::DeviceBuffer<i32> p(count * n), info(count);
+    ASSERT_EQ(getrf<T>(n, dA.data(), n, n * n, p.data(), info.data(), count), 0);
+    const auto F = dA.get();
+    const auto piv = get_ints(p), inf = get_ints(info);
+    for (index_t b = 0; b < count; ++b) {
+      ASSERT_EQ(inf[b], 0) << "member " << b;
+      ASSERT_LE(ferr<T>(A[b], F[b], piv.data() + b * n), kLimit) << "member " << b;
+    }
+    auto S = spd_batch<T>(count, n, 4100 + n);
+    for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
+      Dev<T> dS(S, n, n * n);
+      ASSERT_EQ(potrf<T>(u, n, dS.data(), n, n * n, info.data(), count), 0);
+      const auto L = dS.get();
+      const auto si = get_ints(info);
+      for (index_t b = 0; b < count; ++b) {
+        ASSERT_EQ(si[b], 0) << "uplo=" << char(u) << " member " << b;
+        const Mat<double> f = L[b].template cast<double>();
+        const Mat<double> l = u == Uplo::Lower ? Mat<double>(f.template triangularView<Eigen::Lower>())
+                                               : Mat<double>(f.template triangularView<Eigen::Upper>().transpose());
+        const Mat<double> a = S[b].template cast<double>();
+        const double na = a.cwiseAbs().colwise().sum().maxCoeff();
+        const double e = (a - l * l.transpose()).cwiseAbs().colwise().sum().maxCoeff() /
+                         (na * double(n) * eps<T>());
+        ASSERT_LE(e, kLimit) << "uplo=" << char(u) << " member " << b;
+      }
+    }
+  }
+}
+
 // One block per matrix with more than 65535 matrices: the grid is 1-D over x.
 // n = 40 runs the row kernel (getrf) and the 8x8-tile kernel (potrf) in FP32.
 TEST(BatchedGpuLarge, BlockKernelsBeyond65535Matrices) {

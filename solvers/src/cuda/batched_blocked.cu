@@ -69,14 +69,16 @@ __device__ __forceinline__ void find_pivot(const T* P, index_t ldp, index_t m, i
   piv_out = P[p + kk * ldp];
 }
 
+// FP32: at least 4 blocks per SM (n = 256: 500 matrices in one wave on 132
+// SMs; uncapped, ptxas takes 128 registers and fits 2).
 template <class T, class Loc>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 4 : 1)
 getrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
-                     index_t count) {
+                     index_t count, index_t cu) {
   extern __shared__ __align__(16) unsigned char dla_smem_raw[];
   const index_t ldp = (n + 3) / 4 * 4;
   T* P = reinterpret_cast<T*>(dla_smem_raw);  // panel: ldp x kNB
-  T* U = P + ldp * kNB;                        // U12 block row: kNB x ldp (row-major, ld = ldp)
+  T* U = P + ldp * kNB;                        // U12 chunk: kNB x cu (row-major, ld = cu)
   __shared__ index_t s_swap[kNB];
   __shared__ index_t s_p;
   __shared__ T s_piv;
@@ -141,32 +143,36 @@ getrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* ipiv, std::int
         }
       }
       __syncthreads();
-      const index_t r = n - c0 - nb;  // trailing columns (and rows)
-      if (r > 0) {
+      // Trailing columns (and rows) in chunks of at most cu columns: U holds
+      // one chunk of the U12 block row, so the shared memory per block stays
+      // small enough for 4 blocks per SM at n = 256.
+      const index_t r = n - c0 - nb;
+      for (index_t j0 = 0; j0 < r; j0 += cu) {
+        const index_t cw = r - j0 < cu ? r - j0 : cu;
         // U12 = L11^{-1} A12, one thread per column.
         for (index_t kk = warp; kk < nb; kk += nwarps)
-          for (index_t j = lane; j < r; j += 32) U[kk * ldp + j] = G(c0 + kk, c0 + nb + j);
+          for (index_t j = lane; j < cw; j += 32) U[kk * cu + j] = G(c0 + kk, c0 + nb + j0 + j);
         __syncthreads();
-        for (index_t j = tid; j < r; j += nt)
+        for (index_t j = tid; j < cw; j += nt)
           for (index_t kk = 0; kk < nb; ++kk) {
-            const T x = U[kk * ldp + j];
-            for (index_t i = kk + 1; i < nb; ++i) U[i * ldp + j] -= P[i + kk * ldp] * x;
+            const T x = U[kk * cu + j];
+            for (index_t i = kk + 1; i < nb; ++i) U[i * cu + j] -= P[i + kk * ldp] * x;
           }
         __syncthreads();
         for (index_t kk = warp; kk < nb; kk += nwarps)
-          for (index_t j = lane; j < r; j += 32) G(c0 + kk, c0 + nb + j) = U[kk * ldp + j];
-        // A22 -= L21 U12 with 4x4 tiles.
-        const index_t tr = (r + 3) / 4, tiles = tr * tr;
+          for (index_t j = lane; j < cw; j += 32) G(c0 + kk, c0 + nb + j0 + j) = U[kk * cu + j];
+        // A22(:, chunk) -= L21 U12(:, chunk) with 4x4 tiles.
+        const index_t ti_n = (r + 3) / 4, tj_n = (cw + 3) / 4, tiles = ti_n * tj_n;
         for (index_t t = tid; t < tiles; t += nt) {
-          const index_t ti = t % tr, tj = t / tr;
+          const index_t ti = t % ti_n, tj = t / ti_n;
           T acc[4][4];
-          tile_4x4(acc, P + nb + 4 * ti, ldp, U + 4 * tj, ldp, int(nb));
+          tile_4x4(acc, P + nb + 4 * ti, ldp, U + 4 * tj, cu, int(nb));
 #pragma unroll
           for (int x = 0; x < 4; ++x)
 #pragma unroll
             for (int y = 0; y < 4; ++y) {
-              const index_t i = nb + 4 * ti + x, j = 4 * tj + y;  // relative to the panel
-              if (i < m && j < r) G(c0 + i, c0 + nb + j) -= acc[x][y];
+              const index_t i = nb + 4 * ti + x, j = 4 * tj + y;  // relative to the panel / chunk
+              if (i < m && j < cw) G(c0 + i, c0 + nb + j0 + j) -= acc[x][y];
             }
         }
         __syncthreads();
@@ -283,9 +289,16 @@ potrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* info, index_t 
 
 }  // namespace
 
+// Columns of the U12 chunk in shared memory (a multiple of 4). H200, FP32
+// n = 256, 500 matrices (getrf ms): 96 -> 1.144, 64 -> 1.184, 224 (the whole
+// block row, 3 blocks per SM) -> 1.738. With 96 a block needs 45 KB and 4
+// fit on an SM (the register cap of the kernel), so 500 matrices run in one
+// wave instead of two.
+inline index_t u12_chunk(index_t n) { return round4(n < 96 ? n : 96); }
+
 template <class T>
 std::size_t getrf_blocked_smem(index_t n) {
-  return std::size_t(2) * std::size_t(round4(n)) * kNB * sizeof(T);
+  return std::size_t(round4(n) + u12_chunk(n)) * kNB * sizeof(T);
 }
 template <class T>
 std::size_t potrf_blocked_smem(index_t n) {
@@ -298,7 +311,7 @@ void getrf_blocked(stream_t s, index_t n, Loc A, index_t lda, std::int32_t* ipiv
   const std::size_t bytes = getrf_blocked_smem<T>(n);
   auto k = getrf_blocked_kernel<T, Loc>;
   allow_smem(k, bytes);
-  k<<<grid_for(count, 1), kThreads, bytes, s>>>(n, A, lda, ipiv, info, count);
+  k<<<grid_for(count, 1), kThreads, bytes, s>>>(n, A, lda, ipiv, info, count, u12_chunk(n));
   DLA_CUDA_CHECK_LAUNCH();
 }
 

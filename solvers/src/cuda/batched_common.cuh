@@ -145,10 +145,16 @@ template <class T, class LocA, class LocB>
 void potrs_warp(stream_t s, bool upper, index_t n, index_t nrhs, LocA A, index_t lda, LocB B,
                 index_t ldb, index_t count);
 
-// Opts a kernel in to more than 48 KB of dynamic shared memory.
+// Opts a kernel in to `bytes` of dynamic shared memory when that and the
+// kernel's static shared memory exceed the default 48 KB per block (the
+// default limit counts both: 48 KB dynamic plus a few hundred static bytes
+// fails to launch).
 template <class K>
 void allow_smem(K kernel, std::size_t bytes) {
-  if (bytes > 48 * 1024)
+  if (bytes == 0) return;
+  cudaFuncAttributes fa{};
+  DLA_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
+  if (bytes + fa.sharedSizeBytes > 48 * 1024)
     DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(bytes)));
 }
