@@ -413,8 +413,8 @@ TYPED_TEST(BatchedGpu, RowKernelsAtPhaseBoundaries) {
   }
 }
 
-// Every order up to 32 (every group size of the register kernel, FP32 pivot
-// search by REDUX) with a count that leaves a partial last block. Member 4
+// Every order up to 32 (every group size of the register kernel; FP32 G = 32
+// searches by REDUX) with a count that leaves a partial last block. Member 4
 // has a zero column (info n/2 + 1, factorization still valid), member 7 a
 // subnormal first column (multipliers a / pivot of order 1 must come out
 // finite and accurate).
@@ -427,7 +427,7 @@ TYPED_TEST(BatchedGpu, SmallOrdersZeroAndSubnormalPivots) {
     SCOPED_TRACE(::testing::Message() << "n=" << n);
     auto A = random_batch<T>(count, n, n, 3000 + n);
     A[4].col(n / 2).setZero();
-    if (n >= 2) A[7].col(0) *= std::numeric_limits<T>::min() / T(64);  // n = 1: A itself ~0
+    if (n >= 2) A[7].col(0) *= std::numeric_limits<T>::min() / T(64);  // n = 1: ferr's norm would underflow
     const auto ref = dla::lu_factor_batched(host, A);
     Dev<T> dA(A, n + 2, (n + 2) * n + 3);
     dla::DeviceBuffer<i32> p(count * n), info(count);
@@ -452,7 +452,8 @@ TYPED_TEST(BatchedGpu, SmallOrdersZeroAndSubnormalPivots) {
 // dynamic shared memory: FP32 getrf n = 287 (panel 288 x 32 plus a 32 x 96
 // U12 chunk) and FP64 potrf n = 190 (panel 192 x 32). With the kernels' few
 // hundred bytes of static shared memory that is over the default limit, so the
-// launch needs the opt-in (it failed before allow_smem counted static memory).
+// launch needs the opt-in, which allow_smem gave only above 48 KB of dynamic
+// memory before (a 128-column U12 chunk failed to launch that way).
 TYPED_TEST(BatchedGpu, BlockedKernelsAtTheSharedMemoryLimit) {
   DLA_REQUIRE_GPU();
   using T = TypeParam;

@@ -1,10 +1,12 @@
 // Blocked batched getrf / potrf for matrices too large for shared memory
 // (FP32 n = 256, FP64 n > ~168): one block per matrix, right-looking with
 // 32-column panels. The panel (all rows below its top) is factored in shared
-// memory (Cholesky with n <= 256: in registers, one row per thread); for LU the U12 block row is solved in shared memory and the trailing
-// matrix is updated in global memory once per panel with a 4x4 register tile
-// per thread (operands from shared memory). Global traffic: about n^3/(3*32)
-// read-modify-writes instead of n^3/3 for the unblocked in-place kernel.
+// memory (Cholesky with n <= 256: in registers, one row per thread). For LU
+// the U12 block row is solved in shared memory 96 columns at a time, and each
+// chunk's trailing columns are updated in global memory once per panel with a
+// 4x4 register tile per thread (operands from shared memory). Global traffic:
+// about n^3/(3*32) read-modify-writes instead of n^3/3 for the unblocked
+// in-place kernel.
 #include "batched_common.cuh"
 #include "batched_shift.cuh"
 #include "smem_vec.cuh"
@@ -291,9 +293,9 @@ potrf_blocked_kernel(index_t n, Loc A, index_t lda, std::int32_t* info, index_t 
 
 // Columns of the U12 chunk in shared memory (a multiple of 4). H200, FP32
 // n = 256, 500 matrices (getrf ms): 96 -> 1.144, 64 -> 1.184, 224 (the whole
-// block row, 3 blocks per SM) -> 1.738. With 96 a block needs 45 KB and 4
-// fit on an SM (the register cap of the kernel), so 500 matrices run in one
-// wave instead of two.
+// block row, 3 blocks per SM) -> 1.738. With 96 a block needs 45 KB, and
+// both shared memory and the kernel's 64-register cap allow 4 blocks per SM,
+// so 500 matrices run in one wave instead of two.
 inline index_t u12_chunk(index_t n) { return round4(n < 96 ? n : 96); }
 
 template <class T>
