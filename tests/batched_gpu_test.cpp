@@ -132,6 +132,52 @@ int potrf(Uplo u, index_t n, T* A, index_t lda, index_t sA, i32* info, index_t c
   else return dla::cuda::dpotrf_batched(nullptr, u, n, A, lda, sA, info, count);
 }
 
+// getrf / potrf of a host batch on the device (leading dimension ld, the given
+// stride, NaN padding checked afterwards): factors and per-member results.
+template <class T>
+struct DeviceFactors {
+  Batch<T> F;
+  std::vector<i32> piv, info;
+};
+template <class T>
+DeviceFactors<T> device_getrf(const Batch<T>& A, index_t ld, index_t stride) {
+  const index_t n = A.rows(), count = A.count();
+  Dev<T> d(A, ld, stride);
+  dla::DeviceBuffer<i32> p(count * n), info(count);
+  EXPECT_EQ(getrf<T>(n, d.data(), d.ld, d.stride, p.data(), info.data(), count), 0);
+  DeviceFactors<T> r{d.get(), get_ints(p), get_ints(info)};
+  EXPECT_TRUE(d.padding_intact());
+  return r;
+}
+template <class T>
+DeviceFactors<T> device_potrf(const Batch<T>& S, Uplo u) {
+  const index_t n = S.rows(), count = S.count();
+  Dev<T> d(S, n, n * n);
+  dla::DeviceBuffer<i32> info(count);
+  EXPECT_EQ(potrf<T>(u, n, d.data(), n, n * n, info.data(), count), 0);
+  return {d.get(), {}, get_ints(info)};
+}
+// Members whose pivots differ from the host's.
+inline index_t pivot_mismatches(const std::vector<i32>& piv, const std::vector<i32>& ref,
+                                index_t n, index_t count) {
+  index_t m = 0;
+  for (index_t b = 0; b < count; ++b)
+    m += !std::equal(piv.begin() + b * n, piv.begin() + (b + 1) * n, ref.begin() + b * n);
+  return m;
+}
+// ||A - L L^T|| / (||A|| n eps) with L the uplo triangle of F (Upper: L = U^T).
+template <class T>
+double cerr(const Mat<T>& A, const Mat<T>& F, Uplo u) {
+  const Mat<double> f = F.template cast<double>();
+  const Mat<double> l = u == Uplo::Lower ? Mat<double>(f.template triangularView<Eigen::Lower>())
+                                         : Mat<double>(f.template triangularView<Eigen::Upper>().transpose());
+  const Mat<double> a = A.template cast<double>();
+  const double na = a.cwiseAbs().colwise().sum().maxCoeff();
+  return (a - l * l.transpose()).cwiseAbs().colwise().sum().maxCoeff() /
+         (na * double(A.rows()) * eps<T>());
+}
+
+
 template <class T>
 class BatchedGpu : public ::testing::Test {};
 using Types = ::testing::Types<float, double>;
@@ -373,41 +419,21 @@ TYPED_TEST(BatchedGpu, RowKernelsAtPhaseBoundaries) {
     auto A = random_batch<T>(count, n, n, 2000 + n);
     A[5].col(n / 2).setZero();
     const auto ref = dla::lu_factor_batched(host, A);
-    Dev<T> dA(A, n + 1, (n + 1) * n);
-    dla::DeviceBuffer<i32> p(count * n), info(count);
-    ASSERT_EQ(getrf<T>(n, dA.data(), dA.ld, dA.stride, p.data(), info.data(), count), 0);
-    const auto F = dA.get();
-    ASSERT_TRUE(dA.padding_intact());
-    const auto piv = get_ints(p), inf = get_ints(info);
-    index_t mismatched = 0;
+    const auto d = device_getrf(A, n + 1, (n + 1) * n);
     for (index_t b = 0; b < count; ++b) {
-      ASSERT_EQ(inf[b], b == 5 ? i32(n / 2 + 1) : 0) << "member " << b;
-      mismatched += !std::equal(piv.begin() + b * n, piv.begin() + (b + 1) * n,
-                                ref.ipiv.begin() + b * n);
-      if (b != 5) ASSERT_LE(ferr<T>(A[b], F[b], piv.data() + b * n), kLimit) << "member " << b;
+      ASSERT_EQ(d.info[b], b == 5 ? i32(n / 2 + 1) : 0) << "member " << b;
+      if (b != 5) ASSERT_LE(ferr<T>(A[b], d.F[b], d.piv.data() + b * n), kLimit) << "member " << b;
     }
-    const index_t allowed = std::is_same_v<T, double> ? 0 : 1;
-    EXPECT_LE(mismatched, allowed);
+    EXPECT_LE(pivot_mismatches(d.piv, ref.ipiv, n, count), index_t(std::is_same_v<T, double> ? 0 : 1));
 
     auto S = spd_batch<T>(count, n, 2100 + n);
     S[7](n - 2, n - 2) = T(-1);
     for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
-      Dev<T> dS(S, n, n * n);
-      dla::DeviceBuffer<i32> sinfo(count);
-      ASSERT_EQ(potrf<T>(u, n, dS.data(), n, n * n, sinfo.data(), count), 0);
-      const auto L = dS.get();
-      const auto si = get_ints(sinfo);
+      const auto c = device_potrf(S, u);
       for (index_t b = 0; b < count; ++b) {
-        ASSERT_EQ(si[b], b == 7 ? i32(n - 1) : 0) << "uplo=" << char(u) << " member " << b;
+        ASSERT_EQ(c.info[b], b == 7 ? i32(n - 1) : 0) << "uplo=" << char(u) << " member " << b;
         if (b == 7) continue;  // factors past a failed minor are not specified
-        const Mat<double> f = L[b].template cast<double>();
-        const Mat<double> l = u == Uplo::Lower ? Mat<double>(f.template triangularView<Eigen::Lower>())
-                                               : Mat<double>(f.template triangularView<Eigen::Upper>().transpose());
-        const Mat<double> a = S[b].template cast<double>();
-        const double na = a.cwiseAbs().colwise().sum().maxCoeff();
-        const double e = (a - l * l.transpose()).cwiseAbs().colwise().sum().maxCoeff() /
-                         (na * double(n) * eps<T>());
-        ASSERT_LE(e, kLimit) << "uplo=" << char(u) << " member " << b;
+        ASSERT_LE(cerr<T>(S[b], c.F[b], u), kLimit) << "uplo=" << char(u) << " member " << b;
       }
     }
   }
@@ -429,22 +455,14 @@ TYPED_TEST(BatchedGpu, SmallOrdersZeroAndSubnormalPivots) {
     A[4].col(n / 2).setZero();
     if (n >= 2) A[7].col(0) *= std::numeric_limits<T>::min() / T(64);  // n = 1: ferr's norm would underflow
     const auto ref = dla::lu_factor_batched(host, A);
-    Dev<T> dA(A, n + 2, (n + 2) * n + 3);
-    dla::DeviceBuffer<i32> p(count * n), info(count);
-    ASSERT_EQ(getrf<T>(n, dA.data(), dA.ld, dA.stride, p.data(), info.data(), count), 0);
-    const auto F = dA.get();
-    ASSERT_TRUE(dA.padding_intact());
-    const auto piv = get_ints(p), inf = get_ints(info);
-    index_t mismatched = 0;
+    const auto d = device_getrf(A, n + 2, (n + 2) * n + 3);
     for (index_t b = 0; b < count; ++b) {
-      ASSERT_EQ(inf[b], b == 4 ? i32(n / 2 + 1) : ref.info[b]) << "member " << b;
-      mismatched += !std::equal(piv.begin() + b * n, piv.begin() + (b + 1) * n,
-                                ref.ipiv.begin() + b * n);
-      ASSERT_TRUE(F[b].allFinite()) << "member " << b;
-      if (n == 1 && b == 4) ASSERT_EQ(F[b](0, 0), T(0));  // A = 0: no norm to scale by
-      else ASSERT_LE(ferr<T>(A[b], F[b], piv.data() + b * n), kLimit) << "member " << b;
+      ASSERT_EQ(d.info[b], b == 4 ? i32(n / 2 + 1) : ref.info[b]) << "member " << b;
+      ASSERT_TRUE(d.F[b].allFinite()) << "member " << b;
+      if (n == 1 && b == 4) ASSERT_EQ(d.F[b](0, 0), T(0));  // A = 0: no norm to scale by
+      else ASSERT_LE(ferr<T>(A[b], d.F[b], d.piv.data() + b * n), kLimit) << "member " << b;
     }
-    EXPECT_LE(mismatched, index_t(std::is_same_v<T, double> ? 0 : 3));
+    EXPECT_LE(pivot_mismatches(d.piv, ref.ipiv, n, count), index_t(std::is_same_v<T, double> ? 0 : 3));
   }
 }
 
@@ -461,31 +479,17 @@ TYPED_TEST(BatchedGpu, BlockedKernelsAtTheSharedMemoryLimit) {
   for (index_t n : {index_t(190), index_t(287)}) {
     SCOPED_TRACE(::testing::Message() << "n=" << n);
     auto A = random_batch<T>(count, n, n, 4000 + n);
-    Dev<T> dA(A, n, n * n);
-    dla::DeviceBuffer<i32> p(count * n), info(count);
-    ASSERT_EQ(getrf<T>(n, dA.data(), n, n * n, p.data(), info.data(), count), 0);
-    const auto F = dA.get();
-    const auto piv = get_ints(p), inf = get_ints(info);
+    const auto d = device_getrf(A, n, n * n);
     for (index_t b = 0; b < count; ++b) {
-      ASSERT_EQ(inf[b], 0) << "member " << b;
-      ASSERT_LE(ferr<T>(A[b], F[b], piv.data() + b * n), kLimit) << "member " << b;
+      ASSERT_EQ(d.info[b], 0) << "member " << b;
+      ASSERT_LE(ferr<T>(A[b], d.F[b], d.piv.data() + b * n), kLimit) << "member " << b;
     }
     auto S = spd_batch<T>(count, n, 4100 + n);
     for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
-      Dev<T> dS(S, n, n * n);
-      ASSERT_EQ(potrf<T>(u, n, dS.data(), n, n * n, info.data(), count), 0);
-      const auto L = dS.get();
-      const auto si = get_ints(info);
+      const auto c = device_potrf(S, u);
       for (index_t b = 0; b < count; ++b) {
-        ASSERT_EQ(si[b], 0) << "uplo=" << char(u) << " member " << b;
-        const Mat<double> f = L[b].template cast<double>();
-        const Mat<double> l = u == Uplo::Lower ? Mat<double>(f.template triangularView<Eigen::Lower>())
-                                               : Mat<double>(f.template triangularView<Eigen::Upper>().transpose());
-        const Mat<double> a = S[b].template cast<double>();
-        const double na = a.cwiseAbs().colwise().sum().maxCoeff();
-        const double e = (a - l * l.transpose()).cwiseAbs().colwise().sum().maxCoeff() /
-                         (na * double(n) * eps<T>());
-        ASSERT_LE(e, kLimit) << "uplo=" << char(u) << " member " << b;
+        ASSERT_EQ(c.info[b], 0) << "uplo=" << char(u) << " member " << b;
+        ASSERT_LE(cerr<T>(S[b], c.F[b], u), kLimit) << "uplo=" << char(u) << " member " << b;
       }
     }
   }
