@@ -275,6 +275,41 @@ TEST(GemmArgs, LapackStyleInfo) {
   EXPECT_EQ(dla::cuda::sgemm_variants(), kVariants);
 }
 
+// sgemmt / ssyrk: gemm's checks shifted by the leading uplo, syrk's own numbering.
+TEST(GemmArgs, TriangularAndSyrkInfo) {
+  if (!dla::cuda_compiled()) {
+    EXPECT_THROW(dla::cuda::sgemmt(nullptr, dla::Uplo::Lower, Op::N, Op::N, 1, 1, 1, 1.f, nullptr,
+                                   1, nullptr, 1, 0.f, nullptr, 1),
+                 dla::NotCompiled);
+    EXPECT_THROW(dla::cuda::dsyrk(nullptr, dla::Uplo::Lower, Op::N, 1, 1, 1.0, nullptr, 1, 0.0,
+                                  nullptr, 1),
+                 dla::NotCompiled);
+    return;
+  }
+  auto t = [](dla::Uplo u, Op a, index_t m, index_t n, index_t k, index_t lda, index_t ldc) {
+    return dla::cuda::sgemmt(nullptr, u, a, Op::N, m, n, k, 1.f, nullptr, lda, nullptr, k, 0.f,
+                             nullptr, ldc);
+  };
+  const dla::Uplo L = dla::Uplo::Lower, U = dla::Uplo::Upper;
+  EXPECT_EQ(t(dla::Uplo(char('X')), Op::N, 1, 1, 1, 1, 1), -1);
+  EXPECT_EQ(t(L, Op(char('C')), 1, 1, 1, 1, 1), -2);
+  EXPECT_EQ(t(U, Op::N, -1, 1, 1, 1, 1), -4);
+  EXPECT_EQ(t(L, Op::N, 10, 5, 7, 9, 10), -9);   // lda < m
+  EXPECT_EQ(t(U, Op::N, 10, 5, 7, 10, 9), -14);  // ldc < m
+  EXPECT_EQ(t(L, Op::N, 0, 5, 7, 1, 1), 0);      // empty
+  auto y = [](dla::Uplo u, Op tr, index_t n, index_t k, index_t lda, index_t ldc) {
+    return dla::cuda::ssyrk(nullptr, u, tr, n, k, 1.f, nullptr, lda, 0.f, nullptr, ldc);
+  };
+  EXPECT_EQ(y(dla::Uplo(char('X')), Op::N, 1, 1, 1, 1), -1);
+  EXPECT_EQ(y(L, Op(char('C')), 1, 1, 1, 1), -2);
+  EXPECT_EQ(y(L, Op::N, -1, 1, 1, 1), -3);
+  EXPECT_EQ(y(U, Op::T, 1, -1, 1, 1), -4);
+  EXPECT_EQ(y(L, Op::N, 10, 3, 9, 10), -7);  // lda < n
+  EXPECT_EQ(y(U, Op::T, 10, 3, 2, 10), -7);  // lda < k for A^T
+  EXPECT_EQ(y(L, Op::N, 10, 3, 10, 9), -10);
+  EXPECT_EQ(dla::cuda::dsyrk(nullptr, L, Op::N, 0, 3, 1.0, nullptr, 1, 0.0, nullptr, 1), 0);
+}
+
 #if DLA_HAVE_CUDA
 #include "gemm_test_gpu.inc"
 #endif

@@ -19,6 +19,22 @@ int dgemm(stream_t, Op, Op, index_t, index_t, index_t, double, const double*, in
           const double*, index_t, double, double*, index_t) {
   not_compiled("dla::cuda::dgemm");
 }
+int sgemmt(stream_t, Uplo, Op, Op, index_t, index_t, index_t, float, const float*, index_t,
+           const float*, index_t, float, float*, index_t) {
+  not_compiled("dla::cuda::sgemmt");
+}
+int dgemmt(stream_t, Uplo, Op, Op, index_t, index_t, index_t, double, const double*, index_t,
+           const double*, index_t, double, double*, index_t) {
+  not_compiled("dla::cuda::dgemmt");
+}
+int ssyrk(stream_t, Uplo, Op, index_t, index_t, float, const float*, index_t, float, float*,
+          index_t) {
+  not_compiled("dla::cuda::ssyrk");
+}
+int dsyrk(stream_t, Uplo, Op, index_t, index_t, double, const double*, index_t, double, double*,
+          index_t) {
+  not_compiled("dla::cuda::dsyrk");
+}
 std::vector<std::string> sgemm_variants() { return {}; }
 std::string sgemm_auto_choice(index_t, index_t, index_t) {
   not_compiled("dla::cuda::sgemm_auto_choice");

@@ -25,6 +25,15 @@ inline int check_gemm_args(Op opA, Op opB, index_t m, index_t n, index_t k, inde
   return 0;
 }
 
+// Which part of C a launch computes and stores (sgemmt/ssyrk): all of it, or
+// only the lower (i >= j) or upper (i <= j) triangle / trapezoid. Elements
+// outside it are neither read nor written.
+enum TriPart : int { kTriAll = 0, kTriLower = 1, kTriUpper = 2 };
+
+__host__ __device__ inline bool in_tri(int tri, index_t i, index_t j) {
+  return tri == kTriAll || (tri == kTriLower ? i >= j : i <= j);
+}
+
 // One GEMM problem as the kernels see it.
 template <class T>
 struct GemmArgs {
@@ -38,6 +47,7 @@ struct GemmArgs {
   T beta;
   T* C;
   index_t ldc;
+  int tri = kTriAll;
 };
 
 // op(A)(i, p), zero outside the m x k range.
@@ -53,18 +63,19 @@ __device__ __forceinline__ T load_b(const GemmArgs<T>& g, index_t p, index_t j) 
   return g.tb ? g.B[j + p * g.ldb] : g.B[p + j * g.ldb];
 }
 
-// C(i, j) = alpha * acc + beta * C(i, j); beta == 0 never reads C. Guarded.
+// C(i, j) = alpha * acc + beta * C(i, j); beta == 0 never reads C. Guarded
+// (matrix edge and, for triangular launches, the triangle).
 template <class T>
 __device__ __forceinline__ void store_c(const GemmArgs<T>& g, index_t i, index_t j, T acc) {
-  if (i >= g.m || j >= g.n) return;
+  if (i >= g.m || j >= g.n || !in_tri(g.tri, i, j)) return;
   T* c = g.C + i + j * g.ldc;
   *c = g.beta == T(0) ? g.alpha * acc : g.alpha * acc + g.beta * *c;
 }
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; }
 
-// C = beta * C (beta == 0 writes zeros without reading C).
+// C = beta * C (beta == 0 writes zeros without reading C), only the `tri` part.
 template <class T>
-void scale_c(stream_t s, index_t m, index_t n, T beta, T* C, index_t ldc);
+void scale_c(stream_t s, index_t m, index_t n, T beta, T* C, index_t ldc, int tri = kTriAll);
 
 }  // namespace dla::cuda::detail

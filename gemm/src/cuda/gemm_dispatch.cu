@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dla/core/error.hpp"
@@ -15,10 +16,11 @@ namespace detail {
 namespace {
 
 template <class T>
-__global__ void scale_kernel(index_t m, index_t n, T beta, T* C, index_t ldc) {
+__global__ void scale_kernel(index_t m, index_t n, T beta, T* C, index_t ldc, int tri) {
   const index_t i = blockIdx.x * index_t(blockDim.x) + threadIdx.x;
   if (i >= m) return;
   for (index_t j = blockIdx.y; j < n; j += gridDim.y) {
+    if (!in_tri(tri, i, j)) continue;
     T* c = C + i + j * ldc;
     *c = beta == T(0) ? T(0) : beta * *c;
   }
@@ -44,14 +46,14 @@ const TunedConfig& tuned_by_name(const char* name) {
 }  // namespace
 
 template <class T>
-void scale_c(stream_t s, index_t m, index_t n, T beta, T* C, index_t ldc) {
+void scale_c(stream_t s, index_t m, index_t n, T beta, T* C, index_t ldc, int tri) {
   if (m == 0 || n == 0 || beta == T(1)) return;
   const dim3 grid(unsigned((m + 255) / 256), unsigned(std::min<index_t>(n, 65535)));
-  scale_kernel<T><<<grid, 256, 0, s>>>(m, n, beta, C, ldc);
+  scale_kernel<T><<<grid, 256, 0, s>>>(m, n, beta, C, ldc, tri);
   DLA_CUDA_CHECK_LAUNCH();
 }
-template void scale_c<float>(stream_t, index_t, index_t, float, float*, index_t);
-template void scale_c<double>(stream_t, index_t, index_t, double, double*, index_t);
+template void scale_c<float>(stream_t, index_t, index_t, float, float*, index_t, int);
+template void scale_c<double>(stream_t, index_t, index_t, double, double*, index_t, int);
 
 const DeviceLimits& device_limits() {
   static std::mutex mu;
@@ -109,6 +111,14 @@ AutoPlan plan_auto(const GemmArgs<float>& g) {
   const index_t m = g.m, n = g.n, k = g.k;
   const index_t sms = device_limits().sm_count;
   auto tiles = [&](index_t bm, index_t bn) { return ((m + bm - 1) / bm) * ((n + bn - 1) / bn); };
+  if (g.tri != kTriAll) {
+    // Triangular launches (sgemmt): square tiles, no split; 128x128 while the
+    // tiles that meet the triangle fill the device, else 64x64.
+    const index_t tm = (m + 127) / 128, tn = (n + 127) / 128, S = std::min(tm, tn);
+    const index_t tri_tiles = S * (g.tri == kTriLower ? tm : tn) - S * (S - 1) / 2;
+    plan.config = &tuned_by_name(tri_tiles >= sms ? "tuned_128x128x16_s3" : "tuned_64x64x16_s4");
+    return plan;
+  }
   const TunedConfig& big = tuned_by_name("tuned_128x128x16_s3");
   const index_t wave = index_t(big.blocks_per_sm) * sms;  // 128x128 blocks resident at once
   const index_t t128 = tiles(128, 128);
@@ -216,6 +226,62 @@ int dgemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, double al
   if (trivial<double>(s, opA, opB, m, n, k, alpha, lda, ldb, beta, C, ldc, info)) return info;
   detail::launch_dgemm(s, make_args<double>(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
   return 0;
+}
+
+namespace {
+
+template <class T>
+int gemmt_impl(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k, T alpha,
+               const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
+  // gemm's argument numbers, shifted by the leading uplo.
+  if (const int info = detail::check_gemm_args(opA, opB, m, n, k, lda, ldb, ldc)) return info - 1;
+  if (m == 0 || n == 0) return 0;
+  const int tri = uplo == Uplo::Lower ? detail::kTriLower : detail::kTriUpper;
+  if (alpha == T(0) || k == 0) {
+    detail::scale_c<T>(s, m, n, beta, C, ldc, tri);
+    return 0;
+  }
+  auto g = make_args<T>(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  g.tri = tri;
+  if constexpr (std::is_same_v<T, float>) detail::run_auto(s, g);
+  else detail::launch_dgemm(s, g);
+  return 0;
+}
+
+template <class T>
+int syrk_impl(stream_t s, Uplo uplo, Op trans, index_t n, index_t k, T alpha, const T* A,
+              index_t lda, T beta, T* C, index_t ldc) {
+  if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
+  if (trans != Op::N && trans != Op::T) return -2;
+  if (n < 0) return -3;
+  if (k < 0) return -4;
+  if (lda < std::max<index_t>(1, trans == Op::N ? n : k)) return -7;
+  if (ldc < std::max<index_t>(1, n)) return -10;
+  // op(A) op(A)^T: A as both operands, the second with the other op.
+  return gemmt_impl<T>(s, uplo, trans, trans == Op::N ? Op::T : Op::N, n, n, k, alpha, A, lda, A,
+                       lda, beta, C, ldc);
+}
+
+}  // namespace
+
+int sgemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k, float alpha,
+           const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C,
+           index_t ldc) {
+  return gemmt_impl<float>(s, uplo, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+int dgemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k, double alpha,
+           const double* A, index_t lda, const double* B, index_t ldb, double beta, double* C,
+           index_t ldc) {
+  return gemmt_impl<double>(s, uplo, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+int ssyrk(stream_t s, Uplo uplo, Op trans, index_t n, index_t k, float alpha, const float* A,
+          index_t lda, float beta, float* C, index_t ldc) {
+  return syrk_impl<float>(s, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+}
+int dsyrk(stream_t s, Uplo uplo, Op trans, index_t n, index_t k, double alpha, const double* A,
+          index_t lda, double beta, double* C, index_t ldc) {
+  return syrk_impl<double>(s, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 
 std::vector<std::string> sgemm_variants() {

@@ -189,6 +189,27 @@ __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, 
   tile_n = (tile % per_group) / gm;
 }
 
+// Triangular launches (g.tri, BM == BN): only the tiles that meet the
+// triangle, numbered along tile columns for the lower part (column c holds
+// the tiles_m - c tiles of rows c..) and along tile rows for the upper part
+// (row c holds the tiles_n - c tiles of columns c..). The major index is the
+// root of the quadratic start(c) = c L - c (c - 1) / 2 <= tile, corrected
+// by at most a step or two for rounding.
+__device__ __forceinline__ void tri_coords(int tile, int tiles_m, int tiles_n, int tri,
+                                           int& tile_m, int& tile_n) {
+  const long long L = tri == kTriLower ? tiles_m : tiles_n;
+  const long long S = min(tiles_m, tiles_n);
+  auto start = [L](long long c) { return c * L - c * (c - 1) / 2; };
+  const double b = 2.0 * double(L) + 1.0;
+  long long c = static_cast<long long>((b - sqrt(b * b - 8.0 * double(tile))) / 2.0);
+  c = c < 0 ? 0 : c >= S ? S - 1 : c;
+  while (c > 0 && start(c) > tile) --c;
+  while (c + 1 < S && start(c + 1) <= tile) ++c;
+  const int o = int(tile - start(c));
+  tile_m = tri == kTriLower ? int(c) + o : int(c);
+  tile_n = tri == kTriLower ? int(c) : int(c) + o;
+}
+
 // KA: A is k-contiguous (op T); KB: B is k-contiguous (op N).
 template <class Cfg, bool KA, bool KB>
 __global__ void __launch_bounds__(Cfg::NT, Cfg::MINB_)
@@ -214,7 +235,8 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
     kend = min(g.k, kbeg + grid.k_per_slice);
   }
   int tile_m, tile_n;
-  tile_coords(tile, grid.tiles_m, grid.tiles_n, kGroup, tile_m, tile_n);
+  if (g.tri != kTriAll) tri_coords(tile, grid.tiles_m, grid.tiles_n, g.tri, tile_m, tile_n);
+  else tile_coords(tile, grid.tiles_m, grid.tiles_n, kGroup, tile_m, tile_n);
   const index_t i0 = index_t(tile_m) * BM, j0 = index_t(tile_n) * BN;
   const index_t ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
 
@@ -293,7 +315,9 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
       }
     return;
   }
-  // Epilogue: C = alpha*acc + beta*C (beta == 0 never reads C).
+  // Epilogue: C = alpha*acc + beta*C (beta == 0 never reads C). A diagonal
+  // tile of a triangular launch stores only its elements in the triangle.
+  const bool diag_tile = g.tri != kTriAll && i0 == j0;
 #pragma unroll
   for (int x = 0; x < TM / 4; ++x) {
     const index_t i = i0 + row0 + x * TR * 4;
@@ -302,7 +326,7 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
       const index_t j = j0 + col0 + (c / 4) * TC * 4 + c % 4;
       if (j >= g.n || i >= g.m) continue;
       float* cp = g.C + i + j * g.ldc;
-      if (grid.vecC && i + 3 < g.m) {
+      if (grid.vecC && i + 3 < g.m && !diag_tile) {
         float4 v = make_float4(g.alpha * acc[4 * x][c], g.alpha * acc[4 * x + 1][c],
                                g.alpha * acc[4 * x + 2][c], g.alpha * acc[4 * x + 3][c]);
         if (g.beta != 0.f) {
@@ -313,7 +337,7 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
       } else {
 #pragma unroll
         for (int r = 0; r < 4; ++r)
-          if (i + r < g.m)
+          if (i + r < g.m && (!diag_tile || in_tri(g.tri, i + r, j)))
             cp[r] = g.beta == 0.f ? g.alpha * acc[4 * x + r][c]
                                   : g.alpha * acc[4 * x + r][c] + g.beta * cp[r];
       }
@@ -415,7 +439,14 @@ void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::launch(stream_t 
   const GemmArgs<float>& g, KSplit split) {
   // A k-contiguous (op T) and B k-contiguous (op N) select the instantiation.
   const int which = (g.ta ? 2 : 0) + (g.tb ? 0 : 1);
-  const index_t tm = (g.m + BM - 1) / BM, tn = (g.n + BN - 1) / BN, tiles = tm * tn;
+  const index_t tm = (g.m + BM - 1) / BM, tn = (g.n + BN - 1) / BN;
+  index_t tiles = tm * tn;
+  if (g.tri != kTriAll) {  // the tiles that meet the triangle (tri_coords), never split
+    if (BM != BN) throw InvalidArgument("sgemmt: tile config must be square");
+    const index_t S = std::min(tm, tn), L = g.tri == kTriLower ? tm : tn;
+    tiles = S * L - S * (S - 1) / 2;
+    split = KSplit{};
+  }
   if (tiles > index_t(INT32_MAX) / 2)
     throw InvalidArgument("sgemm: " + std::to_string(tiles) + " tiles of " + std::to_string(BM) +
                           "x" + std::to_string(BN) + " exceed one launch");

@@ -21,6 +21,14 @@ inline void gemm(stream_t s, Op a, Op b, index_t m, index_t n, index_t k, T alph
 }
 
 template <class T>
+inline void gemmt(stream_t s, Uplo uplo, Op a, Op b, index_t m, index_t n, index_t k, T alpha,
+                  const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (const int info = cuda::gemmt(s, uplo, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
+    throw Error("dla internal GEMMT call rejected argument " + std::to_string(-info) + " (a bug)");
+}
+
+template <class T>
 inline void trsm(stream_t s, Side side, Uplo uplo, Op op, Diag diag, index_t m, index_t n,
                  T alpha, const T* A, index_t lda, T* B, index_t ldb) {
   if (m <= 0 || n <= 0) return;

@@ -7,9 +7,7 @@
 //                                     diagonal kernels, trsm and syrk
 //     panel solve                    L21 = A21 L11^-T through strsm
 //     trailing update                A22 -= L21 L21^T, only the stored triangle:
-//                                     diagonal nb-blocks by syrk_diag_kernel (one
-//                                     launch), the rest by recursive halving into
-//                                     rectangular GEMMs (largest first)
+//                                     one triangular GEMM launch (sgemmt/dgemmt)
 // The upper case runs the same steps on the transpose (U = L^T).
 // No host round trips: the first failing minor is written to the device `info`
 // and every later diagonal kernel sees it and does nothing.
@@ -66,30 +64,17 @@ struct Potrf {
   T* at(index_t i, index_t j) const { return A + i + j * lda; }
 
   // Stored-triangle update of the r x r matrix at (c0, c0) with the panel of
-  // kk columns (lower: rows c0.., columns p0..; upper: the transpose).
-  void syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t w) const {
+  // kk columns (lower: rows c0.., columns p0..; upper: the transpose), in one
+  // triangular GEMM launch (sgemmt: only the tiles that meet the triangle).
+  // cols < r: only the first `cols` columns (upper: rows), a trapezoid.
+  void syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols) const {
     if (r <= 0 || kk <= 0) return;
-    const T* P = upper ? at(p0, c0) : at(c0, p0);
-    const index_t nblocks = (r + w - 1) / w;
-    const index_t tiles = (std::min(w, r) + detail::kSyrkTile - 1) / detail::kSyrkTile;
-    const dim3 grid(unsigned(tiles * tiles), unsigned(nblocks));
-    detail::syrk_diag_kernel<T><<<grid, 256, 0, s>>>(at(c0, c0), lda, P, lda, r, kk, w, upper);
-    DLA_CUDA_CHECK_LAUNCH();
-    offdiag(at(c0, c0), P, r, kk, w);
-  }
-
-  // The blocks of C below (upper: right of) the diagonal w-blocks.
-  void offdiag(T* C, const T* P, index_t r, index_t kk, index_t w) const {
-    if (r <= w) return;
-    const index_t nb = (r + w - 1) / w;
-    const index_t r1 = (nb / 2) * w, r2 = r - r1;
     if (!upper)
-      detail::gemm<T>(s, Op::N, Op::T, r2, r1, kk, T(-1), P + r1, lda, P, lda, T(1), C + r1, lda);
+      detail::gemmt<T>(s, Uplo::Lower, Op::N, Op::T, r, cols, kk, T(-1), at(c0, p0), lda,
+                       at(c0, p0), lda, T(1), at(c0, c0), lda);
     else
-      detail::gemm<T>(s, Op::T, Op::N, r1, r2, kk, T(-1), P, lda, P + r1 * lda, lda, T(1),
-                C + r1 * lda, lda);
-    offdiag(C, P, r1, kk, w);
-    offdiag(C + r1 + r1 * lda, upper ? P + r1 * lda : P + r1, r2, kk, w);
+      detail::gemmt<T>(s, Uplo::Upper, Op::T, Op::N, cols, r, kk, T(-1), at(p0, c0), lda,
+                       at(p0, c0), lda, T(1), at(c0, c0), lda);
   }
 
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
@@ -139,18 +124,12 @@ struct Potrf {
       DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(j-1) done
       const index_t c0 = j + jb, wcol = std::min(nb, r);
-      // Block column j+1 (diagonal block and below) on crit.
-      c.syrk(c0, wcol, j, jb, nb);
+      // Block column j+1 (diagonal block and below: a trapezoid) on crit.
+      c.syrk(c0, r, j, jb, wcol);
       if (r > wcol) {
-        if (!upper)
-          detail::gemm<T>(c.s, Op::N, Op::T, r - wcol, wcol, jb, T(-1), at(c0 + wcol, j), lda,
-                    at(c0, j), lda, T(1), at(c0 + wcol, c0), lda);
-        else
-          detail::gemm<T>(c.s, Op::T, Op::N, wcol, r - wcol, jb, T(-1), at(j, c0), lda,
-                    at(j, c0 + wcol), lda, T(1), at(c0, c0 + wcol), lda);
         // The rest on side.
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));
-        on_side.syrk(c0 + wcol, r - wcol, j, jb, nb);
+        on_side.syrk(c0 + wcol, r - wcol, j, jb, r - wcol);
         DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
       }
     }
@@ -169,7 +148,7 @@ struct Potrf {
       const index_t r = n - j - jb;
       factor(off + j, jb, detail::kDiagMax);
       panel(off + j, jb, r);
-      syrk(off + j + jb, r, off + j, jb, nb);
+      syrk(off + j + jb, r, off + j, jb, r);
     }
   }
 };

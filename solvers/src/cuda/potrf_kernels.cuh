@@ -5,12 +5,10 @@
 //    32 x 32 factor and the solve of the rows below in registers, trailing
 //    update in 32 x 16 register tiles), reporting the first non-positive
 //    pivot to the device `info` (global column offset + 1) and doing nothing
-//    when an earlier block already failed;
-//  - syrk_diag_kernel: the symmetric rank-k update of the diagonal w x w blocks
-//    of a trailing matrix (only their stored triangle), all blocks in one
-//    launch; the off-diagonal blocks go through GEMM.
-// Both handle uplo through a "transposed access" flag: the lower case reads
-// A(i, j), the upper case reads A(j, i) and works on the transpose.
+//    when an earlier block already failed.
+// It handles uplo through a "transposed access" flag: the lower case reads
+// A(i, j), the upper case reads A(j, i) and works on the transpose. (The
+// trailing updates are triangular GEMM launches: dla::cuda::sgemmt.)
 #include <cuda_runtime.h>
 
 #include <climits>
@@ -334,87 +332,6 @@ __global__ void __launch_bounds__(diag_threads<T>())
     }
     __syncthreads();
   }
-}
-
-// C -= X X^T on the diagonal blocks [b w, min(r, (b+1) w))^2 of the r x r
-// matrix C, only the lower triangle of each block (upper: C -= X^T X, upper
-// triangle). X(i, p) = upper ? P[p + i ldp] : P[i + p ldp], p < kk.
-// Grid: x = 32 x 32 sub-tile pair (ti, tj) of a block (pairs above the
-// diagonal exit at once), y = block index. 256 threads, 2 x 2 results each;
-// the next 32-wide slice of X is loaded into registers while the current one
-// is multiplied out of shared memory (one load latency per slice, hidden).
-constexpr int kSyrkTile = 32;
-
-template <class T>
-__global__ void __launch_bounds__(256) syrk_diag_kernel(T* C, index_t ldc, const T* P,
-                                                        index_t ldp, index_t r, index_t kk,
-                                                        index_t w, bool upper) {
-  constexpr int TS = kSyrkTile, KT = 32, NT = 256, L = KT * TS / NT;
-  __shared__ T As[KT][TS + 1];
-  __shared__ T Bs[KT][TS + 1];
-  // Tiles per block side: the host launches (this)^2 blocks in x (w > r when
-  // the whole trailing matrix is one partial block).
-  const index_t tiles = ((w < r ? w : r) + TS - 1) / TS;
-  const index_t ti = blockIdx.x % tiles, tj = blockIdx.x / tiles;
-  if (ti < tj) return;  // strictly above the diagonal of the block
-  const index_t b0 = index_t(blockIdx.y) * w;
-  const index_t bend = b0 + w < r ? b0 + w : r;
-  const index_t row0 = b0 + ti * TS, col0 = b0 + tj * TS;
-  if (row0 >= bend || col0 >= bend) return;
-  const int tid = threadIdx.x, tr = tid % 16, tc = tid / 16;
-  // Element t of a slice: (ii, pp), the fast index along P's contiguous one.
-  auto slot = [&](int t, int& ii, int& pp) {
-    const int idx = tid + t * NT;
-    if (upper) { pp = idx % KT; ii = idx / KT; } else { ii = idx % TS; pp = idx / TS; }
-  };
-  T ra[L], rb[L];
-  auto fetch = [&](index_t p0) {
-#pragma unroll
-    for (int t = 0; t < L; ++t) {
-      int ii, pp;
-      slot(t, ii, pp);
-      const index_t p = p0 + pp, ia = row0 + ii, ib = col0 + ii;
-      ra[t] = T(0);
-      rb[t] = T(0);
-      if (p < kk) {
-        if (ia < bend) ra[t] = upper ? P[p + ia * ldp] : P[ia + p * ldp];
-        if (ib < bend) rb[t] = upper ? P[p + ib * ldp] : P[ib + p * ldp];
-      }
-    }
-  };
-  T acc[2][2] = {};
-  fetch(0);
-  for (index_t p0 = 0; p0 < kk; p0 += KT) {
-#pragma unroll
-    for (int t = 0; t < L; ++t) {
-      int ii, pp;
-      slot(t, ii, pp);
-      As[pp][ii] = ra[t];
-      Bs[pp][ii] = rb[t];
-    }
-    __syncthreads();
-    if (p0 + KT < kk) fetch(p0 + KT);  // in flight during the products below
-#pragma unroll
-    for (int pp = 0; pp < KT; ++pp) {
-      const T a0 = As[pp][tr], a1 = As[pp][tr + 16];
-      const T c0 = Bs[pp][tc], c1 = Bs[pp][tc + 16];
-      acc[0][0] += a0 * c0;
-      acc[0][1] += a0 * c1;
-      acc[1][0] += a1 * c0;
-      acc[1][1] += a1 * c1;
-    }
-    __syncthreads();
-  }
-#pragma unroll
-  for (int x = 0; x < 2; ++x)
-#pragma unroll
-    for (int y = 0; y < 2; ++y) {
-      const index_t i = row0 + tr + 16 * x, j = col0 + tc + 16 * y;
-      if (i < bend && j < bend && i >= j) {
-        T* c = upper ? C + j + i * ldc : C + i + j * ldc;
-        *c -= acc[x][y];
-      }
-    }
 }
 
 }  // namespace dla::cuda::detail

@@ -33,6 +33,40 @@ inline int gemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, dou
   return dgemm(s, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+// GEMM that computes and stores only one triangle of C ("gemmt"): the
+// elements C(i, j) with i >= j (uplo Lower) or i <= j (Upper) of
+// C = alpha * op(A) * op(B) + beta * C. C may be m x n (m != n: a trapezoid).
+// Elements outside the triangle are neither read nor written, and tiles
+// entirely outside it are not computed. Arguments are numbered as for sgemm
+// plus one (uplo = 1, opA = 2, ..., ldc = 14).
+int sgemmt(stream_t stream, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
+           float alpha, const float* A, index_t lda, const float* B, index_t ldb, float beta,
+           float* C, index_t ldc);
+int dgemmt(stream_t stream, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
+           double alpha, const double* A, index_t lda, const double* B, index_t ldb, double beta,
+           double* C, index_t ldc);
+
+// Symmetric rank-k update (BLAS syrk) on the uplo triangle of the n x n C:
+// C = alpha * op(A) * op(A)^T + beta * C, op(A) = A (trans N, A is n x k) or
+// A^T (trans T, A is k x n). Through sgemmt/dgemmt. Info: uplo = -1,
+// trans = -2, n = -3, k = -4, lda = -7, ldc = -10.
+int ssyrk(stream_t stream, Uplo uplo, Op trans, index_t n, index_t k, float alpha,
+          const float* A, index_t lda, float beta, float* C, index_t ldc);
+int dsyrk(stream_t stream, Uplo uplo, Op trans, index_t n, index_t k, double alpha,
+          const double* A, index_t lda, double beta, double* C, index_t ldc);
+
+// Overloads by element type, for code templated on float/double.
+inline int gemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
+                 float alpha, const float* A, index_t lda, const float* B, index_t ldb,
+                 float beta, float* C, index_t ldc) {
+  return sgemmt(s, uplo, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+inline int gemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
+                 double alpha, const double* A, index_t lda, const double* B, index_t ldb,
+                 double beta, double* C, index_t ldc) {
+  return dgemmt(s, uplo, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 // The SGEMM kernel variants by name: the seed progression of DESIGN.md
 // ("naive", "smem32", "smem32_vec4", "volkov_nn", "reg128", "reg128_vec4_db"),
 // the tuned configurations, and "auto" (what sgemm() dispatches to).
