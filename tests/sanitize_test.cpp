@@ -208,17 +208,27 @@ TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
   DLA_REQUIRE_GPU();
 #if DLA_HAVE_CUDA
   dla::Context ctx(dla::Backend::Cuda);
-  const index_t n = 300;
-  for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
-    dla::DeviceMatrix<float> dA(spd<float>(n, 9));
-    dla::DeviceBuffer<int> info(1);
-    dla::DeviceBuffer<char> work(index_t(dla::cuda::spotrf_buffer_size(n)) + 1);
-    ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), info.data(), work.data()), 0);
-    EXPECT_EQ(read_info(info), 0);
-    dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 4, 10));
-    ASSERT_EQ(dla::cuda::spotrs(ctx.stream(), uplo, n, 4, dA.data(), dA.ld(), dB.data(), dB.ld()), 0);
-    EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
+  // 300 and 1100: look-ahead with the fused diagonal + panel kernels (nb 64 / 128,
+  // partial last blocks); double through the same kernels at 300.
+  for (index_t n : {index_t(300), index_t(1100)}) {
+    for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
+      dla::DeviceMatrix<float> dA(spd<float>(n, 9));
+      dla::DeviceBuffer<int> info(1);
+      dla::DeviceBuffer<char> work(index_t(dla::cuda::spotrf_buffer_size(n)) + 1);
+      ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), info.data(), work.data()), 0);
+      EXPECT_EQ(read_info(info), 0);
+      dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 4, 10));
+      ASSERT_EQ(dla::cuda::spotrs(ctx.stream(), uplo, n, 4, dA.data(), dA.ld(), dB.data(), dB.ld()), 0);
+      EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
+    }
   }
+  dla::DeviceMatrix<double> dD(spd<double>(300, 19));
+  dla::DeviceBuffer<int> dinfo(1);
+  ASSERT_EQ(dla::cuda::dpotrf(ctx.stream(), dla::Uplo::Lower, 300, dD.data(), dD.ld(),
+                              dinfo.data(), nullptr),
+            0);
+  EXPECT_EQ(read_info(dinfo), 0);
+  EXPECT_TRUE(dD.to_host(ctx.stream()).allFinite());
 #endif
 }
 

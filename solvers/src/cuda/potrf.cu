@@ -35,6 +35,7 @@ namespace {
 struct LookaheadResources {
   cudaStream_t crit = nullptr, side = nullptr;
   cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr;
+  int* flag = nullptr;  // progress word of the diagonal kernel for the fused panel (crit only)
 };
 
 const LookaheadResources& lookahead_resources() {
@@ -49,8 +50,19 @@ const LookaheadResources& lookahead_resources() {
     DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
     for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done})
       DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+    DLA_CUDA_CHECK(cudaMalloc(&r.flag, sizeof(int)));
   }
   return r;
+}
+
+// DLA_POTRF_FUSED_PANEL=0 solves the look-ahead's panels with strsm after
+// the diagonal kernel instead of overlapping them (comparison runs).
+bool fused_panel_enabled() {
+  static const bool v = [] {
+    const char* e = std::getenv("DLA_POTRF_FUSED_PANEL");
+    return !(e && e[0] == '0');
+  }();
+  return v;
 }
 
 template <class T>
@@ -78,12 +90,43 @@ struct Potrf {
   }
 
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
-  void diag(index_t off, index_t k) const {
+  // flag: progress word for a fused panel kernel (see diag_and_panel).
+  void diag(index_t off, index_t k, int* flag = nullptr, int flag_base = 0) const {
     constexpr std::size_t smem = detail::potrf_diag_smem_bytes<T>();  // > 48 KB: opt in
     auto* kernel = &detail::potrf_diag_kernel<T>;
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    kernel<<<1, detail::diag_threads<T>(), smem, s>>>(at(off, off), lda, int(k), upper, info, off);
+    kernel<<<1, detail::diag_threads<T>(), smem, s>>>(at(off, off), lda, int(k), upper, info, off,
+                                                      flag, flag_base);
+    DLA_CUDA_CHECK_LAUNCH();
+  }
+
+  // The diagonal block (jb <= kDiagMax) and the panel below it (upper: right
+  // of it), overlapped: potrf_panel_kernel is launched as a programmatic
+  // dependent of the diagonal kernel and follows its progress through
+  // `flag` (values from flag_base on; potrf_kernels.cuh). Only for streams
+  // that no other call shares the flag with (the look-ahead's crit stream).
+  void diag_and_panel(index_t off, index_t jb, index_t r, int* flag, int flag_base) const {
+    diag(off, jb, flag, flag_base);
+    if (r <= 0) return;
+    constexpr std::size_t smem = detail::potrf_panel_smem_bytes<T>();
+    auto* kernel = &detail::potrf_panel_kernel<T>;
+    DLA_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned((r + detail::kPanelRows - 1) / detail::kPanelRows));
+    cfg.blockDim = dim3(detail::kPanelThreads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = reinterpret_cast<cudaStream_t>(s);
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    const T* L11 = at(off, off);
+    T* P = upper ? at(off, off + jb) : at(off + jb, off);
+    DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, L11, P, lda, int(jb), r, upper,
+                                      static_cast<const int*>(flag), flag_base));
     DLA_CUDA_CHECK_LAUNCH();
   }
 
@@ -115,11 +158,17 @@ struct Potrf {
     DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.start, 0));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.start, 0));
     DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
-    for (index_t j = 0; j < n; j += nb) {
+    DLA_CUDA_CHECK(cudaMemsetAsync(res.flag, 0, sizeof(int), crit));
+    int step = 0;
+    for (index_t j = 0; j < n; j += nb, ++step) {
       const index_t jb = std::min(nb, n - j);
       const index_t r = n - j - jb;
-      c.factor(j, jb, detail::kDiagMax);
-      c.panel(j, jb, r);
+      if (jb <= detail::kDiagMax && fused_panel_enabled()) {
+        c.diag_and_panel(j, jb, r, res.flag, step * detail::kPanelFlagStep);
+      } else {
+        c.factor(j, jb, detail::kDiagMax);
+        c.panel(j, jb, r);
+      }
       if (r == 0) break;
       DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(j-1) done
@@ -194,12 +243,12 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
 
 index_t potrf_block_size(index_t n) {
   if (const index_t e = env_block_size()) return e;
-  // Measured on the H200 (spotrf, DLA_POTRF_NB sweep, docs/cholesky.md): the
-  // trailing update runs at GEMM speed only with a deep k, so larger n take a
-  // larger nb (8192: 384 -> 15.3 ms vs 17.1 at 256; 16384: 512 -> 59.5 ms vs 76.0).
-  if (n >= 16384) return 512;
-  if (n >= 8192) return 384;
-  if (n >= 4096) return 256;
+  // Measured on the H200 (spotrf, DLA_POTRF_NB sweep with the one-launch
+  // update and the fused panel, docs/cholesky.md): nb = 128 / 192 / 256 at
+  // 4096: 2.69 / 2.90 / 3.28 ms; 8192: 8.59 / 8.64 / 9.20; 16384: 47.9 /
+  // 43.7 / 42.8 (there the update, not the critical path, is the limit, and a
+  // deeper k runs the GEMM faster).
+  if (n >= 16384) return 256;
   if (n >= 1024) return 128;
   return 64;
 }

@@ -120,9 +120,21 @@ __device__ inline void cp_async_elem(T* sdst, const T* gsrc, bool valid) {
 __device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 
+// Progress word for potrf_panel_kernel (may be null): thread 0 sets it to
+// `flag_base` at entry; after sub-panel p is stored, every warp adds 1 (so it
+// reaches flag_base + (p + 1) * warps); an early exit or a failed pivot adds
+// kPanelFlagDone, which satisfies every wait of this block column.
+constexpr int kPanelFlagDone = 1000;
+constexpr int kPanelFlagStep = 1024;  // flag_base distance between block columns
+
+__device__ inline void panel_flag_release(int* flag, int flag_base) {
+  if (flag != nullptr) atomicMax(flag, flag_base + kPanelFlagDone);
+}
+
 template <class T>
 __global__ void __launch_bounds__(diag_threads<T>())
-    potrf_diag_kernel(T* A, index_t lda, int k, bool upper, int* info, index_t offset) {
+    potrf_diag_kernel(T* A, index_t lda, int k, bool upper, int* info, index_t offset,
+                      int* flag, int flag_base) {
   using Smem = DiagSmem<T>;
   constexpr int VN = 16 / int(sizeof(T));  // elements per 16-byte vector
   constexpr int kThreads = diag_threads<T>(), kWarps = kThreads / 32;
@@ -136,8 +148,15 @@ __global__ void __launch_bounds__(diag_threads<T>())
   Smem& sm = *reinterpret_cast<Smem*>(diag_smem_raw);
   __shared__ int s_fail;  // 1 after a failed pivot (read after a barrier)
 
-  if (*info != 0) return;  // an earlier minor failed: the factorization stopped there
+  // The panel kernel may launch now (programmatic dependent launch): it
+  // follows this kernel's progress through `flag`, not through completion.
+  asm volatile("griddepcontrol.launch_dependents;");
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  if (flag != nullptr && tid == 0) atomicExch(flag, flag_base);
+  if (*info != 0) {  // an earlier minor failed: the factorization stopped there
+    if (tid == 0) panel_flag_release(flag, flag_base);
+    return;
+  }
   // A(f, s): f runs along A's contiguous dimension. L(i, j) = upper ? A(j, i) : A(i, j).
   auto at = [=](int f, int s) { return A + f + index_t(s) * lda; };
 
@@ -257,7 +276,10 @@ __global__ void __launch_bounds__(diag_threads<T>())
     }
     }  // phase
     __syncthreads();
-    if (s_fail) return;  // uniform: written before the barrier
+    if (s_fail) {  // uniform: written before the barrier
+      if (tid == 0) panel_flag_release(flag, flag_base);
+      return;
+    }
 
     // ---- the sub-panel to global memory (lower: lanes along rows; upper:
     // along the sub-panel's columns).
@@ -267,6 +289,11 @@ __global__ void __launch_bounds__(diag_threads<T>())
     } else {
       for (int r = c0 + warp; r < k; r += kWarps)
         if (lane < w && c0 + lane <= r) *at(c0 + lane, r) = cur[lane][r];
+    }
+    if (flag != nullptr) {  // this warp's part of sub-panel p is visible: count it
+      __threadfence();
+      __syncwarp();
+      if (lane == 0) atomicAdd(flag, 1);
     }
 
     // ---- (c) trailing update C -= P P^T, rows and columns c1..k-1 (w == 32).
@@ -331,6 +358,149 @@ __global__ void __launch_bounds__(diag_threads<T>())
       }
     }
     __syncthreads();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// potrf_panel_kernel: the panel solve X = A21 L11^-T (upper: the transpose,
+// U12 = U11^-T A12) of a block column WHILE potrf_diag_kernel factors its
+// diagonal block L11 (jb <= kDiagMax). It is launched as the diagonal
+// kernel's programmatic dependent, so it starts while that kernel runs, and
+// follows its progress through the flag word (above) instead of waiting for
+// its end: chunk s (columns c0 = 32 s ..) needs row block s of L11 left of
+// the diagonal (ready once sub-panels < s are stored) and the 32 x 32
+// diagonal block of sub-panel s. So the update of each chunk overlaps the
+// diagonal kernel's work on it, and after the diagonal kernel ends only the
+// last chunk's 32-step solve remains (it was ~90 us of trsm per block column
+// at n = 8192 before). The waiters cannot block the diagonal kernel: it is
+// already running when they launch (it triggered the launch).
+//
+// 256 threads = 64 panel rows x 4 parts; part g of row t owns columns
+// c0 + 8 g .. c0 + 8 g + 7 of the chunk in registers b[8]. Per chunk:
+//   b := A21(t, chunk)                                  (before any wait)
+//   wait sub-panels < s; Ls[c][j] := L(c0 + j, c), c < c0
+//   b(j) -= sum_{c < c0} X(t, c) L(c0 + j, c)          (X in shared memory)
+//   wait sub-panel s; Ls[c0 + i][j] := L(c0 + j, c0 + i) for j > i (0 else),
+//     rinv[i] := 1 / L(c0 + i, c0 + i)
+//   32 steps: x_i = b(i) rinv[i] on its owner, shuffled to the row's 4
+//   parts, b(j) -= x_i Ls[c0 + i][j] (zeros make it unconditional)
+//   X(t, chunk) := b, in shared memory and global memory
+// Element (t, c) of the panel is P[t + c ldp] (lower) or P[c + t ldp]
+// (upper); L(i, c) is L11[i + c ld] or L11[c + i ld]. L11 is read with
+// __ldcg (L2): another SM wrote it during this kernel.
+constexpr int kPanelRows = 64, kPanelParts = 4, kPanelThreads = kPanelRows * kPanelParts;
+
+template <class T>
+struct PanelSmem {
+  static constexpr int kXld = kPanelRows + 1;           // conflict-free part stores
+  static constexpr int kLld = 32 + 16 / int(sizeof(T));  // 16-byte aligned rows
+  T Xs[kDiagMax][kXld];  // Xs[c][row] = X(row, c), solved columns
+  T Ls[kDiagMax][kLld];  // Ls[c][j] = L(c0 + j, c) of the current chunk
+  T rinv[32];
+};
+
+template <class T>
+constexpr std::size_t potrf_panel_smem_bytes() { return sizeof(PanelSmem<T>); }
+
+__device__ inline void panel_wait(const int* flag, int target) {
+  if (threadIdx.x == 0) {
+    int v;
+    for (;;) {
+      asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+      if (v >= target) break;
+      __nanosleep(100);
+    }
+  }
+  __syncthreads();
+}
+
+// 8 elements from 16-byte aligned shared memory.
+__device__ __forceinline__ void load8(const float* p, float* o) {
+  const float4 u = *reinterpret_cast<const float4*>(p), v = *reinterpret_cast<const float4*>(p + 4);
+  o[0] = u.x; o[1] = u.y; o[2] = u.z; o[3] = u.w;
+  o[4] = v.x; o[5] = v.y; o[6] = v.z; o[7] = v.w;
+}
+__device__ __forceinline__ void load8(const double* p, double* o) {
+#pragma unroll
+  for (int q = 0; q < 8; q += 2) {
+    const double2 u = *reinterpret_cast<const double2*>(p + q);
+    o[q] = u.x;
+    o[q + 1] = u.y;
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kPanelThreads)
+    potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
+                       const int* flag, int flag_base) {
+  using Smem = PanelSmem<T>;
+  constexpr int kWarpsDiag = diag_threads<T>() / 32;  // flag increments per sub-panel
+  extern __shared__ __align__(16) unsigned char panel_smem_raw[];
+  Smem& sm = *reinterpret_cast<Smem*>(panel_smem_raw);
+  const int tid = threadIdx.x, lane = tid & 31, g = lane & 3;
+  const int row = (tid >> 5) * 8 + (lane >> 2);  // 8 rows per warp, 4 parts each
+  const index_t t = index_t(blockIdx.x) * kPanelRows + row;
+  const bool live = t < r;
+  auto pel = [=](int c) { return upper ? P + c + t * ld : P + t + index_t(c) * ld; };
+  auto lel = [=](int i, int c) { return upper ? L11 + c + index_t(i) * ld : L11 + i + index_t(c) * ld; };
+
+  const int nchunks = (jb + 31) / 32;
+#pragma unroll 1
+  for (int s = 0; s < nchunks; ++s) {
+    const int c0 = 32 * s;
+    T b[8];
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      const int c = c0 + 8 * g + q;
+      b[q] = live && c < jb ? *pel(c) : T(0);
+    }
+    if (s > 0) {
+      panel_wait(flag, flag_base + s * kWarpsDiag);
+      // Row block s of L left of the diagonal: 32 x c0, j fastest for lower.
+#pragma unroll 4
+      for (int e = tid; e < 32 * c0; e += kPanelThreads) {
+        int j, c;
+        if (upper) { c = e % c0; j = e / c0; } else { j = e % 32; c = e / 32; }
+        sm.Ls[c][j] = c0 + j < jb ? __ldcg(lel(c0 + j, c)) : T(0);
+      }
+      __syncthreads();
+#pragma unroll 4
+      for (int c = 0; c < c0; ++c) {
+        const T x = sm.Xs[c][row];
+        T l[8];
+        load8(&sm.Ls[c][8 * g], l);
+#pragma unroll
+        for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
+      }
+    }
+    panel_wait(flag, flag_base + (s + 1) * kWarpsDiag);
+    // The diagonal block: strictly lower part (as Ls[c0 + i][j], j > i) and 1 / diagonal.
+    for (int e = tid; e < 32 * 32; e += kPanelThreads) {
+      int j, i;
+      if (upper) { i = e % 32; j = e / 32; } else { j = e % 32; i = e / 32; }
+      const bool in = c0 + j < jb && c0 + i < jb && j >= i;
+      const T v = in ? __ldcg(lel(c0 + j, c0 + i)) : T(0);
+      sm.Ls[c0 + i][j] = j > i ? v : T(0);
+      if (i == j) sm.rinv[i] = in ? T(1) / v : T(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+      const int gi = i / 8, qi = i % 8;
+      T x = __shfl_sync(0xffffffffu, b[qi] * sm.rinv[i], (lane & ~3) | gi);
+      if (g == gi) b[qi] = x;
+      T l[8];
+      load8(&sm.Ls[c0 + i][8 * g], l);
+#pragma unroll
+      for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
+    }
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      const int c = c0 + 8 * g + q;
+      sm.Xs[c][row] = b[q];
+      if (live && c < jb) *pel(c) = b[q];
+    }
+    __syncthreads();  // Xs complete; Ls and rinv are refilled by the next chunk
   }
 }
 
