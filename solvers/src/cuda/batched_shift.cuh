@@ -50,7 +50,14 @@ __device__ __forceinline__ bool run_phases(Step& st, int end, int& k) {
 // 0.29 -> 0.23 ms on the H200). `store(i, j, v)` receives every final value
 // L(i, j). The two halves of `col` alternate by step parity, so a half is
 // rewritten only after every thread has passed a later barrier.
-template <class T, int NC, class Store>
+// `hook(k)` runs in every thread right after step k's barrier (columns < k
+// are stored by then); potrf's diagonal-block kernel counts finished
+// 32-column sub-panels with it (potrf_kernels.cuh).
+struct NoStepHook {
+  __device__ __forceinline__ void operator()(int) const {}
+};
+
+template <class T, int NC, class Store, class Hook = NoStepHook>
 struct PotrfStep {
   T (*col)[NC + 4];  // col[buf][3 + c] = A(k + c, k), unscaled, c < W
   Store store;
@@ -59,6 +66,7 @@ struct PotrfStep {
   bool active;  // r is a row of the block
   int ncols;    // columns to factor
   int linfo;    // 0, or the failed step + 1
+  Hook hook{};
 
   template <int W>
   __device__ __forceinline__ bool step(int k) {
@@ -66,6 +74,7 @@ struct PotrfStep {
     const bool live = active && r >= k;
     if (live && r - k < W) col[buf][r - k + 3] = a[0];  // rows read by some live slot
     __syncthreads();
+    hook(k);
     const T d = col[buf][3];
     if (!(d > T(0))) {  // uniform; NaN fails too
       linfo = k + 1;
@@ -101,6 +110,7 @@ struct PotrfStep {
 #pragma unroll 1
     for (; k < ncols; ++k) {
       __syncthreads();
+      hook(k);
       if (!(col[k & 1][3] > T(0))) {
         linfo = k + 1;
         return;

@@ -65,6 +65,16 @@ bool fused_panel_enabled() {
   return v;
 }
 
+// DLA_POTRF_DIAG_ROWS=0 factors every diagonal block with potrf_diag_kernel
+// (comparison runs); by default orders <= diag_rows_max use the row kernel.
+bool diag_rows_enabled() {
+  static const bool v = [] {
+    const char* e = std::getenv("DLA_POTRF_DIAG_ROWS");
+    return !(e && e[0] == '0');
+  }();
+  return v;
+}
+
 template <class T>
 struct Potrf {
   stream_t s;
@@ -92,6 +102,20 @@ struct Potrf {
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
   // flag: progress word for a fused panel kernel (see diag_and_panel).
   void diag(index_t off, index_t k, int* flag = nullptr, int flag_base = 0) const {
+    if (k <= detail::diag_rows_max<T>() && diag_rows_enabled()) {
+      const unsigned threads = unsigned((k + 31) / 32 * 32);
+      if (k <= 64) {
+        auto* kernel = upper ? &detail::potrf_diag_rows_kernel<T, 64, true>
+                             : &detail::potrf_diag_rows_kernel<T, 64, false>;
+        kernel<<<1, threads, 0, s>>>(at(off, off), lda, int(k), info, off, flag, flag_base);
+      } else if constexpr (detail::diag_rows_max<T>() > 64) {
+        auto* kernel = upper ? &detail::potrf_diag_rows_kernel<T, 128, true>
+                             : &detail::potrf_diag_rows_kernel<T, 128, false>;
+        kernel<<<1, threads, 0, s>>>(at(off, off), lda, int(k), info, off, flag, flag_base);
+      }
+      DLA_CUDA_CHECK_LAUNCH();
+      return;
+    }
     constexpr std::size_t smem = detail::potrf_diag_smem_bytes<T>();  // > 48 KB: opt in
     auto* kernel = &detail::potrf_diag_kernel<T>;
     DLA_CUDA_CHECK(
