@@ -6,6 +6,9 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "dla/core/cuda_check.hpp"
 #include "dla/core/types.hpp"
@@ -148,15 +151,33 @@ void potrs_warp(stream_t s, bool upper, index_t n, index_t nrhs, LocA A, index_t
 // Opts a kernel in to `bytes` of dynamic shared memory when that and the
 // kernel's static shared memory exceed the default 48 KB per block (the
 // default limit counts both: 48 KB dynamic plus a few hundred static bytes
-// fails to launch).
+// fails to launch). Per device and kernel, the static size is read once and
+// the opt-in is raised only when a launch needs more than before, so a
+// launch costs a map lookup, not two driver calls.
 template <class K>
 void allow_smem(K kernel, std::size_t bytes) {
   if (bytes == 0) return;
-  cudaFuncAttributes fa{};
-  DLA_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
-  if (bytes + fa.sharedSizeBytes > 48 * 1024)
+  struct Seen {
+    std::size_t static_bytes = 0, opted = 0;
+  };
+  static std::mutex mu;
+  static std::map<std::pair<int, const void*>, Seen> seen;
+  int dev = 0;
+  DLA_CUDA_CHECK(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  const auto key = std::make_pair(dev, reinterpret_cast<const void*>(kernel));
+  auto it = seen.find(key);
+  if (it == seen.end()) {
+    cudaFuncAttributes fa{};
+    DLA_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
+    it = seen.emplace(key, Seen{fa.sharedSizeBytes, 0}).first;
+  }
+  Seen& k = it->second;
+  if (bytes + k.static_bytes > 48 * 1024 && bytes > k.opted) {
     DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(bytes)));
+    k.opted = bytes;
+  }
 }
 
 // Grid size for `items` units of `per_block` each, capped for grid-stride loops.
