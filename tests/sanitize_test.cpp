@@ -36,9 +36,13 @@ Mat<T> spd(index_t n, std::uint64_t seed) {
   s.diagonal().array() += T(n);
   return s;
 }
-int read_info(const dla::DeviceBuffer<int>& info) {
+// On the stream the kernels ran on: a Context's stream is non-blocking, so a
+// download on the legacy default stream would not wait for them (it raced:
+// under memcheck, SanitizeBatched.RowKernels read info before it was written).
+int read_info(const dla::DeviceBuffer<int>& info, const dla::Context& ctx) {
   int h = -1;
-  info.download(&h, 1);
+  info.download(&h, 1, ctx.stream());
+  ctx.synchronize();
   return h;
 }
 #endif
@@ -189,7 +193,7 @@ TEST(SanitizeLu, GetrfGetrsSquareAndRectangular) {
     ASSERT_EQ(dla::cuda::sgetrf(ctx.stream(), m, n, dA.data(), dA.ld(), ipiv.data(), info.data(),
                                 work.data()),
               0);
-    EXPECT_EQ(read_info(info), 0) << m << "x" << n;
+    EXPECT_EQ(read_info(info, ctx), 0) << m << "x" << n;
     EXPECT_TRUE(dA.to_host(ctx.stream()).allFinite());
     if (m == n) {
       dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 3, 8));
@@ -216,7 +220,7 @@ TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
       dla::DeviceBuffer<int> info(1);
       dla::DeviceBuffer<char> work(index_t(dla::cuda::spotrf_buffer_size(n)) + 1);
       ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), info.data(), work.data()), 0);
-      EXPECT_EQ(read_info(info), 0);
+      EXPECT_EQ(read_info(info, ctx), 0);
       dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 4, 10));
       ASSERT_EQ(dla::cuda::spotrs(ctx.stream(), uplo, n, 4, dA.data(), dA.ld(), dB.data(), dB.ld()), 0);
       EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
@@ -227,7 +231,7 @@ TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
   ASSERT_EQ(dla::cuda::dpotrf(ctx.stream(), dla::Uplo::Lower, 300, dD.data(), dD.ld(),
                               dinfo.data(), nullptr),
             0);
-  EXPECT_EQ(read_info(dinfo), 0);
+  EXPECT_EQ(read_info(dinfo, ctx), 0);
   EXPECT_TRUE(dD.to_host(ctx.stream()).allFinite());
 #endif
 }
@@ -257,7 +261,8 @@ void batched_every_routine(const std::vector<index_t>& sizes) {
     ASSERT_EQ(dla::cuda::spotrs_batched(ctx.stream(), dla::Uplo::Lower, n, 2, dS.data(), n, n * n,
                                         dC.data(), n, 2 * n, count), 0) << n;
     std::vector<std::int32_t> h(count);
-    info.download(h.data(), count);
+    info.download(h.data(), count, ctx.stream());
+    ctx.synchronize();
     for (auto v : h) EXPECT_EQ(v, 0) << n;
     // The other solve paths: transposed getrs, upper potrs, and gesv (one
     // fused kernel for n <= 32).
@@ -270,7 +275,8 @@ void batched_every_routine(const std::vector<index_t>& sizes) {
     dla::DeviceMatrix<float> dG(all), dF(dla::test::random_matrix<float>(n, 2 * count, 16));
     ASSERT_EQ(dla::cuda::sgesv_batched(ctx.stream(), n, 2, dG.data(), n, n * n, ipiv.data(),
                                        dF.data(), n, 2 * n, info.data(), count), 0) << n;
-    info.download(h.data(), count);
+    info.download(h.data(), count, ctx.stream());
+    ctx.synchronize();
     for (auto v : h) EXPECT_EQ(v, 0) << n;
     for (const auto* m : {&dA, &dB, &dC, &dT, &dU, &dE, &dG, &dF})
       EXPECT_TRUE(m->to_host(ctx.stream()).allFinite()) << n;
