@@ -17,7 +17,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   __shared__ T Bs[BK][BN + 1];
   const int t = threadIdx.x, tr = t % RM, tc = t / RM;
   const index_t i0 = blockIdx.x * index_t(BM), j0 = blockIdx.y * index_t(BN);
-  // Triangular launches: a block with no element in the triangle has nothing to do.
+  // Triangular launches: a block with no element in the triangle has nothing
+  // to do (lower: test its bottom-left corner; upper: its top-right corner).
   if (!in_tri(g.tri, i0 + BM - 1, j0) && !in_tri(g.tri, i0, j0 + BN - 1)) return;
   T acc[TM][TN];
 #pragma unroll

@@ -1,11 +1,14 @@
 // Cholesky factorization on the device: blocked right-looking, GPU-resident.
 //
 //   for each block column j (width jb <= nb):
-//     factor the diagonal block      one potrf_diag_kernel launch when
-//                                     jb <= kDiagMax (256); larger blocks
-//                                     (nb = 384, 512) recursively: 256-wide
-//                                     diagonal kernels, trsm and syrk
-//     panel solve                    L21 = A21 L11^-T through strsm
+//     factor the diagonal block      one launch: potrf_diag_rows_kernel for
+//                                     jb <= 128 (double: 64), potrf_diag_kernel
+//                                     up to kDiagMax (256); larger blocks
+//                                     (DLA_POTRF_NB > 256) recursively: diagonal
+//                                     kernels, trsm and gemmt
+//     panel solve                    L21 = A21 L11^-T: in the look-ahead by
+//                                     potrf_panel_kernel while the diagonal
+//                                     kernel runs (fused panel), else strsm
 //     trailing update                A22 -= L21 L21^T, only the stored triangle:
 //                                     one triangular GEMM launch (sgemmt/dgemmt)
 // The upper case runs the same steps on the transpose (U = L^T).

@@ -5,8 +5,14 @@
 //    32 x 32 factor and the solve of the rows below in registers, trailing
 //    update in 32 x 16 register tiles), reporting the first non-positive
 //    pivot to the device `info` (global column offset + 1) and doing nothing
-//    when an earlier block already failed.
-// It handles uplo through a "transposed access" flag: the lower case reads
+//    when an earlier block already failed;
+//  - potrf_diag_rows_kernel: the same contract for orders <= 128 (double:
+//    64) with the batched row kernel's steps (a thread per row, one barrier
+//    per column), faster there;
+//  - potrf_panel_kernel: the panel solve below (upper: right of) a diagonal
+//    block, running while a diagonal kernel factors it and following its
+//    progress through a flag word in global memory.
+// They handle uplo through a "transposed access" flag: the lower case reads
 // A(i, j), the upper case reads A(j, i) and works on the transpose. (The
 // trailing updates are triangular GEMM launches: dla::cuda::sgemmt.)
 #include <cuda_runtime.h>
