@@ -169,16 +169,6 @@ getrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* i
 }
 
 // ---------------------------------------------------------------- potrf
-// Stores L(i, j) of the whole matrix (upper: U(j, i)).
-template <class T, bool Upper>
-struct GlobalStore {
-  T* G;
-  index_t ld;
-  __device__ __forceinline__ void operator()(int i, int j, T v) const {
-    if (Upper) G[j + index_t(i) * ld] = v;
-    else G[i + index_t(j) * ld] = v;
-  }
-};
 
 template <class T, int NC, bool Upper, class Loc>
 __global__ void __launch_bounds__(NC, rows_min_blocks<T, NC, true>())
@@ -197,7 +187,7 @@ potrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) 
         a[j] = (active && j <= r) ? (Upper ? Gl[j + index_t(r) * ldl] : Gl[r + index_t(j) * ldl])
                                   : T(0);
     }
-    PotrfStep<T, NC, GlobalStore<T, Upper>> st{col, {opaque(G), opaque(lda)}, a, r, active, n, 0};
+    PotrfStep<T, NC, ColumnMajorStore<T, Upper>> st{col, {opaque(G), opaque(lda)}, a, r, active, n, 0};
     const int warp_end = min(n, (r / 32 + 1) * 32);  // this warp's rows end there
     int k = 0;
     if (run_phases<NC, NC>(st, warp_end, k)) st.drain(k);

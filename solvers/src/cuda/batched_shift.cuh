@@ -50,6 +50,18 @@ __device__ __forceinline__ bool run_phases(Step& st, int end, int& k) {
 // 0.29 -> 0.23 ms on the H200). `store(i, j, v)` receives every final value
 // L(i, j). The two halves of `col` alternate by step parity, so a half is
 // rewritten only after every thread has passed a later barrier.
+// A PotrfStep store that writes L(i, j) to a column-major matrix (upper:
+// U(j, i)).
+template <class T, bool Upper>
+struct ColumnMajorStore {
+  T* G;
+  index_t ld;
+  __device__ __forceinline__ void operator()(int i, int j, T v) const {
+    if (Upper) G[j + index_t(i) * ld] = v;
+    else G[i + index_t(j) * ld] = v;
+  }
+};
+
 // `hook(k)` runs in every thread right after step k's barrier (columns < k
 // are stored by then); potrf's diagonal-block kernel counts finished
 // 32-column sub-panels with it (potrf_kernels.cuh).

@@ -58,23 +58,23 @@ const LookaheadResources& lookahead_resources() {
   return r;
 }
 
+// Comparison switches: on unless the variable is set to a value starting with '0'.
+bool env_switch(const char* name) {
+  const char* e = std::getenv(name);
+  return !(e && e[0] == '0');
+}
+
 // DLA_POTRF_FUSED_PANEL=0 solves the look-ahead's panels with strsm after
 // the diagonal kernel instead of overlapping them (comparison runs).
 bool fused_panel_enabled() {
-  static const bool v = [] {
-    const char* e = std::getenv("DLA_POTRF_FUSED_PANEL");
-    return !(e && e[0] == '0');
-  }();
+  static const bool v = env_switch("DLA_POTRF_FUSED_PANEL");
   return v;
 }
 
 // DLA_POTRF_DIAG_ROWS=0 factors every diagonal block with potrf_diag_kernel
 // (comparison runs); by default orders <= diag_rows_max use the row kernel.
 bool diag_rows_enabled() {
-  static const bool v = [] {
-    const char* e = std::getenv("DLA_POTRF_DIAG_ROWS");
-    return !(e && e[0] == '0');
-  }();
+  static const bool v = env_switch("DLA_POTRF_DIAG_ROWS");
   return v;
 }
 
@@ -241,10 +241,7 @@ index_t env_block_size() {
 
 // DLA_POTRF_LOOKAHEAD=0 turns the look-ahead off (for comparison runs).
 bool lookahead_enabled() {
-  static const bool v = [] {
-    const char* e = std::getenv("DLA_POTRF_LOOKAHEAD");
-    return !(e && e[0] == '0');
-  }();
+  static const bool v = env_switch("DLA_POTRF_LOOKAHEAD");
   return v;
 }
 

@@ -394,16 +394,6 @@ struct SubpanelFlagHook {
   }
 };
 
-template <class T, bool Upper>
-struct DiagRowsStore {
-  T* A;
-  index_t ld;
-  __device__ __forceinline__ void operator()(int i, int j, T v) const {
-    if (Upper) A[j + index_t(i) * ld] = v;
-    else A[i + index_t(j) * ld] = v;
-  }
-};
-
 template <class T, int NC, bool Upper>
 __global__ void __launch_bounds__(NC)
     potrf_diag_rows_kernel(T* A, index_t lda, int k, int* info, index_t offset, int* flag,
@@ -422,7 +412,7 @@ __global__ void __launch_bounds__(NC)
   for (int j = 0; j < NC; ++j)
     a[j] = (active && j <= r) ? (Upper ? A[j + index_t(r) * lda] : A[r + index_t(j) * lda])
                               : T(0);
-  batched::PotrfStep<T, NC, DiagRowsStore<T, Upper>, SubpanelFlagHook> st{
+  batched::PotrfStep<T, NC, batched::ColumnMajorStore<T, Upper>, SubpanelFlagHook> st{
       col, {A, lda}, a, r, active, k, 0, {flag, diag_threads<T>() / 32}};
   const int warp_end = min(k, (r / 32 + 1) * 32);  // this warp's rows end there
   int kk = 0;
