@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "batched_shift.cuh"
+#include "smem_vec.cuh"
 #include "dla/core/types.hpp"
 
 namespace dla::cuda::detail {
@@ -133,6 +134,13 @@ __device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n"
 // kPanelFlagDone, which satisfies every wait of this block column.
 constexpr int kPanelFlagDone = 1000;
 constexpr int kPanelFlagStep = 1024;  // flag_base distance between block columns
+// The release value must pass every wait of its block column (at most
+// kDiagMax / 32 sub-panels of diag_threads / 32 increments) and stay below
+// the next block column's base.
+static_assert((kDiagMax / 32) * (diag_threads<float>() / 32) < kPanelFlagDone &&
+                  (kDiagMax / 32) * (diag_threads<double>() / 32) < kPanelFlagDone &&
+                  kPanelFlagDone < kPanelFlagStep,
+              "panel flag protocol constants");
 
 __device__ inline void panel_flag_release(int* flag, int flag_base) {
   if (flag != nullptr) atomicMax(flag, flag_base + kPanelFlagDone);
@@ -478,21 +486,6 @@ __device__ inline void panel_wait(const int* flag, int target) {
   __syncthreads();
 }
 
-// 8 elements from 16-byte aligned shared memory.
-__device__ __forceinline__ void load8(const float* p, float* o) {
-  const float4 u = *reinterpret_cast<const float4*>(p), v = *reinterpret_cast<const float4*>(p + 4);
-  o[0] = u.x; o[1] = u.y; o[2] = u.z; o[3] = u.w;
-  o[4] = v.x; o[5] = v.y; o[6] = v.z; o[7] = v.w;
-}
-__device__ __forceinline__ void load8(const double* p, double* o) {
-#pragma unroll
-  for (int q = 0; q < 8; q += 2) {
-    const double2 u = *reinterpret_cast<const double2*>(p + q);
-    o[q] = u.x;
-    o[q + 1] = u.y;
-  }
-}
-
 template <class T>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
@@ -532,7 +525,8 @@ __global__ void __launch_bounds__(kPanelThreads)
       for (int c = 0; c < c0; ++c) {
         const T x = sm.Xs[c][row];
         T l[8];
-        load8(&sm.Ls[c][8 * g], l);
+        load4_aligned(&sm.Ls[c][8 * g], l);
+        load4_aligned(&sm.Ls[c][8 * g + 4], l + 4);
 #pragma unroll
         for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
       }
@@ -554,7 +548,8 @@ __global__ void __launch_bounds__(kPanelThreads)
       T x = __shfl_sync(0xffffffffu, b[qi] * sm.rinv[i], (lane & ~3) | gi);
       if (g == gi) b[qi] = x;
       T l[8];
-      load8(&sm.Ls[c0 + i][8 * g], l);
+      load4_aligned(&sm.Ls[c0 + i][8 * g], l);
+      load4_aligned(&sm.Ls[c0 + i][8 * g + 4], l + 4);
 #pragma unroll
       for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
     }
