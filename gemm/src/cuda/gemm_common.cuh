@@ -34,6 +34,14 @@ __host__ __device__ inline bool in_tri(int tri, index_t i, index_t j) {
   return tri == kTriAll || (tri == kTriLower ? i >= j : i <= j);
 }
 
+// Square tiles of a tm x tn tile grid that meet the `tri` part of C: along
+// min(tm, tn) tile columns (lower) or rows (upper), the c-th holding
+// (tm or tn) - c tiles.
+inline index_t tri_tile_count(index_t tm, index_t tn, int tri) {
+  const index_t S = tm < tn ? tm : tn, L = tri == kTriLower ? tm : tn;
+  return S * L - S * (S - 1) / 2;
+}
+
 // One GEMM problem as the kernels see it.
 template <class T>
 struct GemmArgs {

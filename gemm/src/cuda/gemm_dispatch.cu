@@ -114,8 +114,7 @@ AutoPlan plan_auto(const GemmArgs<float>& g) {
   if (g.tri != kTriAll) {
     // Triangular launches (sgemmt): square tiles, no split; 128x128 while the
     // tiles that meet the triangle fill the device, else 64x64.
-    const index_t tm = (m + 127) / 128, tn = (n + 127) / 128, S = std::min(tm, tn);
-    const index_t tri_tiles = S * (g.tri == kTriLower ? tm : tn) - S * (S - 1) / 2;
+    const index_t tri_tiles = tri_tile_count((m + 127) / 128, (n + 127) / 128, g.tri);
     plan.config = &tuned_by_name(tri_tiles >= sms ? "tuned_128x128x16_s3" : "tuned_64x64x16_s4");
     return plan;
   }

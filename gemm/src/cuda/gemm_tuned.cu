@@ -443,8 +443,7 @@ void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::launch(stream_t 
   index_t tiles = tm * tn;
   if (g.tri != kTriAll) {  // the tiles that meet the triangle (tri_coords), never split
     if (BM != BN) throw InvalidArgument("sgemmt: tile config must be square");
-    const index_t S = std::min(tm, tn), L = g.tri == kTriLower ? tm : tn;
-    tiles = S * L - S * (S - 1) / 2;
+    tiles = tri_tile_count(tm, tn, g.tri);
     split = KSplit{};
   }
   if (tiles > index_t(INT32_MAX) / 2)
