@@ -16,6 +16,7 @@
 
 #include "dla/core/cuda_check.hpp"
 #include "getrf_internal.cuh"
+#include "smem_vec.cuh"
 
 namespace dla::cuda::detail {
 namespace {
@@ -28,16 +29,6 @@ template <class T>
 constexpr int chunk_cols() { return 64 / int(sizeof(T)); }  // 16 float, 8 double
 template <class T, int NT>
 constexpr std::size_t smem_bytes() { return sizeof(T) * kStages * chunk_cols<T>() * 32 * NT; }
-
-// Element copy global -> shared without a register round trip (cp.async);
-// src_bytes = 0 writes zero.
-template <class T>
-__device__ __forceinline__ void cp_async_elem(T* dst, const T* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(
-                   unsigned(__cvta_generic_to_shared(dst))),
-               "l"(src), "n"(int(sizeof(T))), "r"(src_bytes)
-               : "memory");
-}
 
 template <class T, int NT>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
@@ -63,7 +54,7 @@ invert_unit_lower_kernel(int n, const T* __restrict__ L, index_t ldl, T* __restr
       for (int e = threadIdx.x; e < CW * kRows; e += 32 * kWarpsPerBlock) {
         const int kk = e / kRows, i = e - kk * kRows, k = ch * CW + kk;
         const bool ok = k < n && i < n && i > k;
-        cp_async_elem<T>(dst + e, ok ? L + i + index_t(k) * ldl : L, ok ? int(sizeof(T)) : 0);
+        cp_async_elem<T>(dst + e, ok ? L + i + index_t(k) * ldl : L, ok);
       }
     }
     asm volatile("cp.async.commit_group;" ::: "memory");

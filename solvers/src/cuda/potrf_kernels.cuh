@@ -115,19 +115,6 @@ __device__ inline void ld16(const double* p, double* o) {
   o[1] = v.y;
 }
 
-// One element global -> shared, asynchronously (cp.async, sm_80+): zero-filled
-// and the source not read when !valid (callers still pass a valid address).
-template <class T>
-__device__ inline void cp_async_elem(T* sdst, const T* gsrc, bool valid) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async element size");
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(sdst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gsrc),
-               "n"(int(sizeof(T))), "r"(valid ? int(sizeof(T)) : 0)
-               : "memory");
-}
-__device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-
-
 // Progress word for potrf_panel_kernel (may be null): thread 0 sets it to
 // `flag_base` at entry; after sub-panel p is stored, every warp adds 1 (so it
 // reaches flag_base + (p + 1) * warps); an early exit or a failed pivot adds

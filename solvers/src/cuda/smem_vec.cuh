@@ -30,4 +30,21 @@ __device__ __forceinline__ void store4_aligned(T* p, const T* v) {
   }
 }
 
+// One 4- or 8-byte element global -> shared by cp.async (sm_80+): the copy
+// holds no register while in flight, so a warp can have a whole matrix of
+// them outstanding. Zero-filled, the source not read, when !valid (callers
+// still pass a valid address). Completed by cp_async_wait_all() or a
+// commit_group / wait_group pair.
+template <class T>
+__device__ __forceinline__ void cp_async_elem(T* sdst, const T* gsrc, bool valid = true) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async element size");
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(sdst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gsrc),
+               "n"(int(sizeof(T))), "r"(valid ? int(sizeof(T)) : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
 }  // namespace dla::cuda::detail
