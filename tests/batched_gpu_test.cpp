@@ -2,6 +2,7 @@
 // Every test starts with DLA_REQUIRE_GPU() (skips without a device).
 #include <gtest/gtest.h>
 
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -463,6 +464,61 @@ TYPED_TEST(BatchedGpu, SmallOrdersZeroAndSubnormalPivots) {
       else ASSERT_LE(ferr<T>(A[b], d.F[b], d.piv.data() + b * n), kLimit) << "member " << b;
     }
     EXPECT_LE(pivot_mismatches(d.piv, ref.ipiv, n, count), index_t(std::is_same_v<T, double> ? 0 : 3));
+  }
+}
+
+// FP32 getrf and the triangular solves multiply by a reciprocal from
+// rcp.approx where it is exact to an ulp (Divider, batched_common.cuh): a
+// pivot of 2^127 has a subnormal reciprocal that rcp.approx.ftz flushes to
+// zero, which would make every multiplier of its column 0, and a subnormal
+// pivot an infinite one. Members whose first column is scaled to 2^126..2^127
+// (FP64: 2^1022..2^1023) or to subnormal must factor (ferr in FP64, so the
+// huge column's norm does not overflow) and solve like the others, in every
+// size class (register groups, row kernels, blocked).
+TYPED_TEST(BatchedGpu, HugeAndSubnormalPivotColumns) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  constexpr int kMaxExp = std::numeric_limits<T>::max_exponent;  // 128 / 1024
+  const T huge = std::ldexp(T(1), kMaxExp - 1);                     // 2^127 / 2^1023
+  const T tiny = std::numeric_limits<T>::min() / T(64);
+  std::vector<index_t> sizes = {2, 3, 8, 16, 17, 31, 32, 33, 64, 100, 129};
+  const index_t count = 9;
+  for (index_t n : sizes) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n);
+    auto A = random_batch<T>(count, n, n, 4500 + n);
+    auto B = random_batch<T>(count, n, 1, 4600 + n);
+    for (index_t b : {1, 4}) {  // |first column| in [huge/2, huge) for its largest entry
+      const T m = A[b].col(0).cwiseAbs().maxCoeff();
+      A[b].col(0) *= huge / (T(2) * m) * T(1.5);
+    }
+    A[6].col(0) *= tiny;
+    Dev<T> dA(A, n, n * n), dB(B, n, n);
+    dla::DeviceBuffer<i32> p(count * n), info(count);
+    ASSERT_EQ(getrf<T>(n, dA.data(), dA.ld, dA.stride, p.data(), info.data(), count), 0);
+    const auto F = dA.get();
+    const auto piv = get_ints(p), inf = get_ints(info);
+    for (index_t b = 0; b < count; ++b) {
+      ASSERT_EQ(inf[b], 0) << "member " << b;
+      ASSERT_TRUE(F[b].allFinite()) << "member " << b;
+      ASSERT_LE(ferr<T>(A[b], F[b], piv.data() + b * n), kLimit) << "member " << b;
+    }
+    Dev<T> dS(A, n, n * n);
+    ASSERT_EQ(gesv<T>(n, 1, dS.data(), dS.ld, dS.stride, p.data(), dB.data(), dB.ld, dB.stride,
+                      info.data(), count), 0);
+    const auto X = dB.get();
+    for (index_t b = 0; b < count; ++b) {
+      if (b == 6) continue;  // x(0) ~ 1 / tiny overflows
+      ASSERT_TRUE(X[b].allFinite()) << "member " << b;
+      ASSERT_LE(berr<T>(A[b], X[b], B[b]), kLimit) << "member " << b;
+    }
+    // berr cannot see x(0) of a huge column (it is ~2^-127 against a norm of
+    // ~2^127): compare it with an FP64 solve. A multiplier or a reciprocal
+    // flushed to zero gives x(0) = 0.
+    for (index_t b : {1, 4}) {
+      const Mat<double> xr =
+          A[b].template cast<double>().partialPivLu().solve(B[b].template cast<double>());
+      EXPECT_LE(std::abs(double(X[b](0, 0)) - xr(0, 0)), 1e-2 * std::abs(xr(0, 0))) << "member " << b;
+    }
   }
 }
 

@@ -109,8 +109,9 @@ struct GetrfStep {
     // Zero pivot: the column below is zero (or NaN), nothing to eliminate;
     // the column stays as it is.
     const bool elim = live && !winner;
+    const Divider<T> div(piv);  // LAPACK's scaling by 1/piv (batched_common.cuh)
     T l = T(0);
-    if (elim && nonzero) l = a[0] / piv;
+    if (elim && nonzero) l = div(a[0]);
     if (elim) M[r * ldm + k] = nonzero ? l : a[0];
 #pragma unroll
     for (int c = 0; c < W; c += 4) {
@@ -146,21 +147,22 @@ getrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* i
     const bool active = r < n;
     T a[NC];
     {
-      const auto Gl = opaque(G);
-      const index_t ldl = opaque(lda);
+      Walk<const T> w{opaque(G) + r, lda};  // A(r, 0), A(r, 1), ...
 #pragma unroll
-      for (int j = 0; j < NC; ++j) a[j] = (active && j < n) ? Gl[r + index_t(j) * ldl] : T(0);
+      for (int j = 0; j < NC; ++j) {
+        const T* q = w.next();
+        a[j] = (active && j < n) ? *q : T(0);
+      }
     }
     GetrfStep<T, NC> st{sh, M, ldm, a, n, r, r % 32, r / 32, int(blockDim.x / 32), active, r, r + 1, 0};
     int k = 0;
     run_phases<NC, NC>(st, n, k);
     __syncthreads();  // M complete
     if (active) {
-      T* const Gs = opaque(G);
-      const index_t lds = opaque(lda);
+      Walk<T> w{opaque(G) + st.pos, lda};
       const T* m = M + r * ldm;
 #pragma unroll 4
-      for (int j = 0; j < n; ++j) Gs[st.pos + index_t(j) * lds] = m[j];
+      for (int j = 0; j < n; ++j) *w.next() = m[j];
       ipiv[b * n + r] = st.my_ipiv;
     }
     if (r == 0) info[b] = st.linfo;
@@ -180,12 +182,14 @@ potrf_rows_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) 
     const bool active = r < n;
     T a[NC];
     {
-      const auto Gl = opaque(G);
-      const index_t ldl = opaque(lda);
+      // Lower: A(r, 0), A(r, 1), ...; upper: A(0, r), A(1, r), ... (column r).
+      Walk<const T> w = Upper ? Walk<const T>{opaque(G) + index_t(r) * lda, 1}
+                              : Walk<const T>{opaque(G) + r, lda};
 #pragma unroll
-      for (int j = 0; j < NC; ++j)
-        a[j] = (active && j <= r) ? (Upper ? Gl[j + index_t(r) * ldl] : Gl[r + index_t(j) * ldl])
-                                  : T(0);
+      for (int j = 0; j < NC; ++j) {
+        const T* q = w.next();
+        a[j] = (active && j <= r) ? *q : T(0);
+      }
     }
     PotrfStep<T, NC, ColumnMajorStore<T, Upper>> st{col, {opaque(G), opaque(lda)}, a, r, active, n, 0};
     const int warp_end = min(n, (r / 32 + 1) * 32);  // this warp's rows end there

@@ -63,10 +63,24 @@ __device__ __forceinline__ void load_chunk(const T* src, T (&u)[VW]) {
   }
 }
 
-// x = U^-1 L^-1 x for one right-hand side: lane r holds row r of the packed
-// LU factors (a) and entry r of the (already permuted) vector.
+// Entry r of a lane's row (the diagonal when lane r holds row r): a chain of
+// selects, since registers cannot be indexed at run time. Once per matrix.
 template <class T, int G>
-__device__ __forceinline__ T lu_substitute(const T (&a)[G], T x, int r, int n) {
+__device__ __forceinline__ T diagonal_of(const T (&a)[G], int r) {
+  T d = T(1);
+#pragma unroll
+  for (int j = 0; j < G; ++j)
+    if (j == r) d = a[j];
+  return d;
+}
+
+// x = U^-1 L^-1 x for one right-hand side: lane r holds row r of the packed
+// LU factors (a) and entry r of the (already permuted) vector; udiv divides
+// by U(r, r) (a multiply by its reciprocal, computed once per matrix: the
+// division was on the substitution's critical chain, once per column).
+template <class T, int G>
+__device__ __forceinline__ T lu_substitute(const T (&a)[G], const Divider<T>& udiv, T x, int r,
+                                           int n) {
 #pragma unroll
   for (int k = 0; k < G; ++k) {  // L y = P b, unit diagonal
     if (k >= n) break;
@@ -76,7 +90,7 @@ __device__ __forceinline__ T lu_substitute(const T (&a)[G], T x, int r, int n) {
 #pragma unroll
   for (int k = G - 1; k >= 0; --k) {  // U x = y
     if (k < n) {
-      if (r == k) x /= a[k];
+      if (r == k) x = udiv(x);
       const T xk = shfl(x, k, G);
       if (r < k) x -= a[k] * xk;
     }
@@ -109,10 +123,12 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
     T* M = nullptr;
     if (active) {
       M = A(b);
-      const auto Ml = opaque(M);
-      const index_t ldl = opaque(lda);
+      Walk<const T> w{opaque(M) + r, lda};  // A(r, 0), A(r, 1), ...
 #pragma unroll
-      for (int j = 0; j < G; ++j) a[j] = j < n ? Ml[r + index_t(j) * ldl] : T(0);
+      for (int j = 0; j < G; ++j) {
+        const T* q = w.next();
+        a[j] = j < n ? *q : T(0);
+      }
     } else {
 #pragma unroll
       for (int j = 0; j < G; ++j) a[j] = T(0);
@@ -154,11 +170,12 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
           p = v == m ? pos : 0x7fffffff;
 #pragma unroll
           for (int off = G / 2; off > 0; off /= 2) p = min(p, shfl_xor(p, off, G));
-        } else {
-          p = shfl(pos, __ffs(tied) - 1, G);
+          const unsigned owners = __ballot_sync(0xffffffffu, r < n && pos == p);
+          w = __ffs((owners >> gbase) & gmask) - 1;
+        } else {  // one lane holds the maximum: it is the winner
+          w = __ffs(tied) - 1;
+          p = shfl(pos, w, G);
         }
-        const unsigned owners = __ballot_sync(0xffffffffu, r < n && pos == p);
-        w = __ffs((owners >> gbase) & gmask) - 1;
       }
       const T piv = shfl(a[k], w, G);
       if (r == k) my_ipiv = p + 1;
@@ -170,9 +187,10 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
       // Rows still to be eliminated; the others (pivot rows so far) are final.
       // Columns >= n are zero padding, updated but never read or stored.
       const bool upd = nonzero && pos > k;
+      const Divider<T> div(piv);  // LAPACK's scaling by 1/piv (batched_common.cuh)
       T l = T(0);
       if (upd) {
-        l = a[k] / piv;
+        l = div(a[k]);
         a[k] = l;
       }
       if constexpr (kSmemRow) {
@@ -223,19 +241,21 @@ getrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* in
 #pragma unroll
       for (int j = 0; j < G; ++j) a[j] = shfl(a[j], src, G);
       T* const X = b < count ? B(b) : nullptr;
+      const Divider<T> udiv(diagonal_of(a, r));
       for (index_t c = 0; c < nrhs; ++c) {
         const T bx = active ? X[r + c * ldb] : T(0);
-        const T x = lu_substitute<T, G>(a, shfl(bx, src, G), r, n);
+        const T x = lu_substitute<T, G>(a, udiv, shfl(bx, src, G), r, n);
         if (active) X[r + c * ldb] = x;
       }
       pos = r;
     }
     if (active) {
-      T* const Ms = opaque(M);
-      const index_t lds = opaque(lda);
+      Walk<T> w{opaque(M) + pos, lda};
 #pragma unroll
-      for (int j = 0; j < G; ++j)
-        if (j < n) Ms[pos + index_t(j) * lds] = a[j];
+      for (int j = 0; j < G; ++j) {
+        T* q = w.next();
+        if (j < n) *q = a[j];
+      }
       ipiv[b * n + r] = my_ipiv;
       if (r == 0) info[b] = linfo;
     }
@@ -258,10 +278,12 @@ getrs_reg_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* i
     if (active) {
       const T* M = A(b);
       X = B(b);
-      const auto Ml = opaque(M);
-      const index_t ldl = opaque(lda);
+      Walk<const T> w{opaque(M) + r, lda};
 #pragma unroll
-      for (int j = 0; j < G; ++j) a[j] = j < n ? Ml[r + index_t(j) * ldl] : T(0);
+      for (int j = 0; j < G; ++j) {
+        const T* q = w.next();
+        a[j] = j < n ? *q : T(0);
+      }
       myp = ipiv[b * n + r] - 1;
     } else {
 #pragma unroll
@@ -276,8 +298,9 @@ getrs_reg_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* i
       const int src = r == k ? pk : (r == pk ? k : r);
       orig = shfl(orig, src, G);
     }
+    const Divider<T> udiv(diagonal_of(a, r));
     for (index_t c = 0; c < nrhs; ++c) {
-      const T x = lu_substitute<T, G>(a, active ? X[orig + c * ldb] : T(0), r, n);
+      const T x = lu_substitute<T, G>(a, udiv, active ? X[orig + c * ldb] : T(0), r, n);
       __syncwarp();
       if (active) X[r + c * ldb] = x;
     }
@@ -300,13 +323,13 @@ potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
     T a[G];
     T* M = nullptr;
     if (active) M = A(b);
-    const auto Ml = opaque(M);
-    const index_t ldl = opaque(lda);
+    // Lower: A(r, 0), A(r, 1), ...; upper: A(0, r), A(1, r), ... (column r).
+    Walk<const T> w = Upper ? Walk<const T>{opaque(M) + index_t(r) * lda, 1}
+                            : Walk<const T>{opaque(M) + r, lda};
 #pragma unroll
     for (int j = 0; j < G; ++j) {
-      a[j] = T(0);
-      if (active && j <= r)
-        a[j] = Upper ? Ml[j + index_t(r) * ldl] : Ml[r + index_t(j) * ldl];
+      const T* q = w.next();
+      a[j] = (active && j <= r) ? *q : T(0);
     }
     int linfo = 0;
 #pragma unroll
@@ -346,14 +369,12 @@ potrf_reg_kernel(int n, Loc A, index_t lda, std::int32_t* info, index_t count) {
     }
     __syncwarp();  // the next matrix's step 0 reuses scol[0]
     if (active) {
-      T* const Ms = opaque(M);
-      const index_t lds = opaque(lda);
+      Walk<T> w = Upper ? Walk<T>{opaque(M) + index_t(r) * lda, 1} : Walk<T>{opaque(M) + r, lda};
 #pragma unroll
-      for (int j = 0; j < G; ++j)
-        if (j <= r && j < n) {
-          if (Upper) Ms[j + index_t(r) * lds] = a[j];
-          else Ms[r + index_t(j) * lds] = a[j];
-        }
+      for (int j = 0; j < G; ++j) {
+        T* q = w.next();
+        if (j <= r && j < n) *q = a[j];
+      }
       if (r == 0) info[b] = linfo;
     }
   }
@@ -384,19 +405,20 @@ potrs_reg_kernel(int n, index_t nrhs, LocA A, index_t lda, LocB B, index_t ldb, 
         if (j >= r) C[j] = Upper ? rowv : colv;  // L(j, r)
       }
     }
+    const Divider<T> ldiv(diagonal_of(R, r));  // L(r, r) = R[r] = C[r]
     for (index_t c = 0; c < nrhs; ++c) {
       T x = active ? X[r + c * ldb] : T(0);
 #pragma unroll
       for (int k = 0; k < G; ++k) {  // L y = b
         if (k >= n) break;
-        if (r == k) x /= R[k];
+        if (r == k) x = ldiv(x);
         const T xk = shfl(x, k, G);
         if (r > k) x -= R[k] * xk;
       }
 #pragma unroll
       for (int k = G - 1; k >= 0; --k) {  // L^T x = y
         if (k < n) {
-          if (r == k) x /= C[k];
+          if (r == k) x = ldiv(x);
           const T xk = shfl(x, k, G);
           if (r < k) x -= C[k] * xk;
         }
