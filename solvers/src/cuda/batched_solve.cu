@@ -16,6 +16,7 @@
 //   dot:  x[k] = (x[k] - sum_j M(j, k) x[j]) / M(k, k) over the rows below
 //         (lower^T, k descending) or above (upper^T, k ascending) it.
 #include "batched_common.cuh"
+#include "smem_vec.cuh"
 #include "dla/core/cuda_check.hpp"
 
 namespace dla::cuda::batched {
@@ -67,7 +68,12 @@ __device__ __forceinline__ void sweep_axpy(const T* M, index_t lda, int n, int l
       if (s >= n) break;  // uniform
       const int k = column_at(s, n, Lower), owner = k % 32, tk = k / 32;
       T xk = pick(x, tk);
-      if (!Unit) xk /= pick(buf[d], tk);  // meaningful on the owner lane only
+      if (!Unit) {  // meaningful on the owner lane only; the others divide by 1
+        // The reciprocal depends on the loaded column only, so it is off the
+        // chain from x[k] to the update (the division was on it).
+        const Divider<T> div(lane == owner ? pick(buf[d], tk) : T(1));
+        xk = div(xk);
+      }
       xk = __shfl_sync(0xffffffffu, xk, owner);
 #pragma unroll
       for (int t = 0; t < RP; ++t) {
@@ -102,9 +108,10 @@ __device__ __forceinline__ void sweep_dot(const T* M, index_t lda, int n, int la
       }
 #pragma unroll
       for (int off = 16; off > 0; off /= 2) part += __shfl_xor_sync(0xffffffffu, part, off);
+      const Divider<T> div(Unit || lane != k % 32 ? T(1) : pick(buf[d], tk));  // off the chain
       if (lane == k % 32) {
         T xk = pick(x, tk) - part;
-        if (!Unit) xk /= pick(buf[d], tk);
+        if (!Unit) xk = div(xk);
 #pragma unroll
         for (int t = 0; t < RP; ++t)
           if (t == tk) x[t] = xk;
@@ -186,6 +193,98 @@ getrs_lanes_kernel(bool trans, int n, index_t nrhs, LocA A, index_t lda,
   }
 }
 
+// ---------------------------------------------------------------- getrs (op N), n <= 64
+// The factor staged in shared memory first. getrs_lanes_kernel streams the
+// factor a few columns ahead of its column chain; at n = 64 the chain waits on
+// those loads (ncu on the H200, getrs 10000 x 64: 129 us for 164 MB of
+// factors, 1.9 TB/s, long-scoreboard stalls at the first use of each column;
+// 8 or 16 columns ahead changed nothing, session 8). Here a warp copies the
+// whole factor, b and the pivots into shared memory by cp.async (every copy
+// in flight at once, no registers held), then runs both sweeps out of shared
+// memory, where a column read does not depend on the chain and costs ~30
+// cycles. The diagonal's reciprocals (Divider) are off the chain too.
+constexpr int kStageWarps = 3;  // FP32 n = 64: 3 x 16.6 KB per block, 4 blocks per SM
+
+// Per warp: the factor (leading dimension n), b (64 entries), the pivots (64).
+__host__ __device__ inline std::size_t stage_warp_elems(int n) {
+  return std::size_t(n) * std::size_t(n) + 64;
+}
+template <class T>
+std::size_t getrs_stage_bytes(int n) {
+  return kStageWarps * (stage_warp_elems(n) * sizeof(T) + 64 * sizeof(std::int32_t));
+}
+
+template <class T, class LocA, class LocB>
+__global__ void __launch_bounds__(kStageWarps * 32)
+getrs_staged_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* ipiv, LocB B,
+                    index_t ldb, index_t count) {
+  extern __shared__ __align__(16) unsigned char stage_smem[];
+  constexpr int RP = 2;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  T* const F = reinterpret_cast<T*>(stage_smem) + warp * stage_warp_elems(n);
+  T* const xs = F + n * n;
+  std::int32_t* const ps = reinterpret_cast<std::int32_t*>(reinterpret_cast<T*>(stage_smem) +
+                                                           kStageWarps * stage_warp_elems(n)) +
+                           warp * 64;
+  const index_t items = count * nrhs;
+  for (index_t it = index_t(blockIdx.x) * kStageWarps + warp; it < items;
+       it += index_t(gridDim.x) * kStageWarps) {
+    const index_t b = it / nrhs, c = it % nrhs;
+    T* const xb = B(b) + c * ldb;
+    {
+      const T* col = A(b);
+      for (int j = 0; j < n; ++j, col += lda)
+#pragma unroll
+        for (int t = 0; t < RP; ++t) {
+          const int i = lane + 32 * t;
+          if (i < n) detail::cp_async_elem(F + i + j * n, col + i);
+        }
+#pragma unroll
+      for (int t = 0; t < RP; ++t) {
+        const int i = lane + 32 * t;
+        if (i < n) {
+          detail::cp_async_elem(xs + i, xb + i);
+          detail::cp_async_elem(ps + i, ipiv + b * n + i);
+        }
+      }
+      detail::cp_async_wait_all();
+    }
+    __syncwarp();
+    if (lane == 0) swap_rows(xs, ps, n, false);  // P b
+    __syncwarp();
+    T x[RP];
+    load_x(xs, n, lane, x);
+    // L y = P b (unit lower): x[i] -= L(i, k) x[k] for i > k.
+#pragma unroll 4
+    for (int k = 0; k < n - 1; ++k) {
+      const T xk = __shfl_sync(0xffffffffu, pick(x, k / 32), k % 32);
+#pragma unroll
+      for (int t = 0; t < RP; ++t) {
+        const int i = lane + 32 * t;
+        const T l = (i > k && i < n) ? F[i + k * n] : T(0);
+        x[t] -= l * xk;
+      }
+    }
+    // U x = y: x[k] /= U(k, k) on its lane, then x[i] -= U(i, k) x[k] for i < k.
+#pragma unroll 4
+    for (int k = n - 1; k >= 0; --k) {
+      const int owner = k % 32, tk = k / 32;
+      const Divider<T> div(lane == owner ? F[k + k * n] : T(1));  // off the chain
+      T xk = pick(x, tk);
+      if (lane == owner) xk = div(xk);
+      xk = __shfl_sync(0xffffffffu, xk, owner);
+#pragma unroll
+      for (int t = 0; t < RP; ++t) {
+        const int i = lane + 32 * t;
+        const T u = i < k ? F[i + k * n] : T(0);
+        x[t] = (t == tk && lane == owner) ? xk : x[t] - u * xk;
+      }
+    }
+    store_x(xb, n, lane, x);
+    __syncwarp();  // the next item rewrites F, xs and ps
+  }
+}
+
 template <class T, int RP, bool Upper, class LocA, class LocB>
 __global__ void __launch_bounds__(kWarps * 32)
 potrs_lanes_kernel(int n, index_t nrhs, LocA A, index_t lda, LocB B, index_t ldb, index_t count) {
@@ -214,8 +313,17 @@ potrs_lanes_kernel(int n, index_t nrhs, LocA A, index_t lda, LocB B, index_t ldb
 template <class T, class LocA, class LocB>
 void getrs_lanes(stream_t s, bool trans, index_t n, index_t nrhs, LocA A, index_t lda,
                  const std::int32_t* ipiv, LocB B, index_t ldb, index_t count) {
-  const unsigned grid = grid_for(count * nrhs, kWarps);
   const int ni = int(n);
+  if (!trans && n <= 64) {
+    const unsigned grid = grid_for(count * nrhs, kStageWarps);
+    const std::size_t bytes = getrs_stage_bytes<T>(ni);
+    auto k = getrs_staged_kernel<T, LocA, LocB>;
+    allow_smem(k, bytes);
+    k<<<grid, kStageWarps * 32, bytes, s>>>(ni, nrhs, A, lda, ipiv, B, ldb, count);
+    DLA_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  const unsigned grid = grid_for(count * nrhs, kWarps);
   if (n <= 64)
     getrs_lanes_kernel<T, 2><<<grid, kWarps * 32, 0, s>>>(trans, ni, nrhs, A, lda, ipiv, B, ldb, count);
   else if (n <= 128)
