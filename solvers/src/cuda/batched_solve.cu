@@ -205,13 +205,54 @@ getrs_lanes_kernel(bool trans, int n, index_t nrhs, LocA A, index_t lda,
 // cycles. The diagonal's reciprocals (Divider) are off the chain too.
 constexpr int kStageWarps = 3;  // FP32 n = 64: 3 x 16.6 KB per block, 4 blocks per SM
 
-// Per warp: the factor (leading dimension n), b (64 entries), the pivots (64).
+// Per warp: the factor (leading dimension n, its size rounded up to 16 bytes
+// so every warp's copy starts 16-byte aligned), b (64 entries), the pivots (64).
 __host__ __device__ inline std::size_t stage_warp_elems(int n) {
-  return std::size_t(n) * std::size_t(n) + 64;
+  return (std::size_t(n) * std::size_t(n) + 3) / 4 * 4 + 64;
 }
 template <class T>
 std::size_t getrs_stage_bytes(int n) {
   return kStageWarps * (stage_warp_elems(n) * sizeof(T) + 64 * sizeof(std::int32_t));
+}
+
+// F = the n x n matrix at M (leading dimension lda), copied by one warp with
+// cp.async. A contiguous, 16-byte aligned matrix (lda = n, the usual strided
+// batch) goes in 16-byte pieces, linearly: a quarter of the copies and none of
+// the per-column address arithmetic (which was a sixth of the kernel's
+// instructions with 4-byte copies, ncu).
+template <class T>
+__device__ __forceinline__ void stage_matrix(T* F, const T* M, int n, index_t lda, int lane) {
+  constexpr int V = 16 / int(sizeof(T));
+  const int total = n * n;
+  if (lda == n && (reinterpret_cast<std::uintptr_t>(M) & 15u) == 0) {
+    const int pieces = total / V;
+    for (int q = lane; q < pieces; q += 32) detail::cp_async_16(F + q * V, M + q * V);
+    for (int e = pieces * V + lane; e < total; e += 32) detail::cp_async_elem(F + e, M + e);
+    return;
+  }
+  const T* col = M;
+  for (int j = 0; j < n; ++j, col += lda)
+    for (int i = lane; i < n; i += 32) detail::cp_async_elem(F + i + j * n, col + i);
+}
+
+// U x = y on lanes holding x[lane + 32 t]: x[k] times 1/U(k, k) (or divided
+// by it, Fast = false) on its lane, then x[i] -= U(i, k) x[k] for i < k.
+template <class T, int RP, bool Fast>
+__device__ __forceinline__ void staged_upper_sweep(const T* F, int n, int lane, T (&x)[RP],
+                                                   const T (&inv)[RP]) {
+#pragma unroll 4
+  for (int k = n - 1; k >= 0; --k) {
+    const int owner = k % 32, tk = k / 32;
+    T xk = pick(x, tk);
+    if (lane == owner) xk = Fast ? xk * pick(inv, tk) : xk / F[k + k * n];
+    xk = __shfl_sync(0xffffffffu, xk, owner);
+#pragma unroll
+    for (int t = 0; t < RP; ++t) {
+      const int i = lane + 32 * t;
+      const T u = i < k ? F[i + k * n] : T(0);
+      x[t] = (t == tk && lane == owner) ? xk : x[t] - u * xk;
+    }
+  }
 }
 
 template <class T, class LocA, class LocB>
@@ -222,7 +263,7 @@ getrs_staged_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t
   constexpr int RP = 2;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   T* const F = reinterpret_cast<T*>(stage_smem) + warp * stage_warp_elems(n);
-  T* const xs = F + n * n;
+  T* const xs = F + (stage_warp_elems(n) - 64);
   std::int32_t* const ps = reinterpret_cast<std::int32_t*>(reinterpret_cast<T*>(stage_smem) +
                                                            kStageWarps * stage_warp_elems(n)) +
                            warp * 64;
@@ -231,24 +272,16 @@ getrs_staged_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t
        it += index_t(gridDim.x) * kStageWarps) {
     const index_t b = it / nrhs, c = it % nrhs;
     T* const xb = B(b) + c * ldb;
-    {
-      const T* col = A(b);
-      for (int j = 0; j < n; ++j, col += lda)
+    stage_matrix(F, A(b), n, lda, lane);
 #pragma unroll
-        for (int t = 0; t < RP; ++t) {
-          const int i = lane + 32 * t;
-          if (i < n) detail::cp_async_elem(F + i + j * n, col + i);
-        }
-#pragma unroll
-      for (int t = 0; t < RP; ++t) {
-        const int i = lane + 32 * t;
-        if (i < n) {
-          detail::cp_async_elem(xs + i, xb + i);
-          detail::cp_async_elem(ps + i, ipiv + b * n + i);
-        }
+    for (int t = 0; t < RP; ++t) {
+      const int i = lane + 32 * t;
+      if (i < n) {
+        detail::cp_async_elem(xs + i, xb + i);
+        detail::cp_async_elem(ps + i, ipiv + b * n + i);
       }
-      detail::cp_async_wait_all();
     }
+    detail::cp_async_wait_all();
     __syncwarp();
     if (lane == 0) swap_rows(xs, ps, n, false);  // P b
     __syncwarp();
@@ -265,21 +298,21 @@ getrs_staged_kernel(int n, index_t nrhs, LocA A, index_t lda, const std::int32_t
         x[t] -= l * xk;
       }
     }
-    // U x = y: x[k] /= U(k, k) on its lane, then x[i] -= U(i, k) x[k] for i < k.
-#pragma unroll 4
-    for (int k = n - 1; k >= 0; --k) {
-      const int owner = k % 32, tk = k / 32;
-      const Divider<T> div(lane == owner ? F[k + k * n] : T(1));  // off the chain
-      T xk = pick(x, tk);
-      if (lane == owner) xk = div(xk);
-      xk = __shfl_sync(0xffffffffu, xk, owner);
+    // The reciprocals of this lane's diagonal entries, off the chain. When
+    // every one is usable (Divider: 1/p normal, FP32), the sweep multiplies;
+    // otherwise (FP64, a huge, tiny or zero diagonal) it divides, as LAPACK.
+    // Warp-uniform, so the sweep has no branch per column.
+    T inv[RP];
+    bool fast = true;
 #pragma unroll
-      for (int t = 0; t < RP; ++t) {
-        const int i = lane + 32 * t;
-        const T u = i < k ? F[i + k * n] : T(0);
-        x[t] = (t == tk && lane == owner) ? xk : x[t] - u * xk;
-      }
+    for (int t = 0; t < RP; ++t) {
+      const int i = lane + 32 * t;
+      const Divider<T> d(i < n ? F[i + i * n] : T(1));
+      inv[t] = d.inv;
+      fast = fast && d.fast;
     }
+    if (__all_sync(0xffffffffu, fast)) staged_upper_sweep<T, RP, true>(F, n, lane, x, inv);
+    else staged_upper_sweep<T, RP, false>(F, n, lane, x, inv);
     store_x(xb, n, lane, x);
     __syncwarp();  // the next item rewrites F, xs and ps
   }

@@ -43,6 +43,12 @@ __device__ __forceinline__ void cp_async_elem(T* sdst, const T* gsrc, bool valid
                "n"(int(sizeof(T))), "r"(valid ? int(sizeof(T)) : 0)
                : "memory");
 }
+// 16 bytes global -> shared by cp.async, both addresses 16-byte aligned;
+// .cg: cached in L2 only (the data is used once, from shared memory).
+__device__ __forceinline__ void cp_async_16(void* sdst, const void* gsrc) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(sdst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gsrc) : "memory");
+}
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
