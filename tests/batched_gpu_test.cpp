@@ -467,6 +467,70 @@ TYPED_TEST(BatchedGpu, SmallOrdersZeroAndSubnormalPivots) {
   }
 }
 
+// getrf and gesv up to n = 8 stage each block's matrices through shared
+// memory with 16-byte copies when the batch is one contiguous array (lda = n,
+// stride = n * n, 16-byte aligned) and element copies otherwise. Both copy
+// paths (and a contiguous array at a misaligned address, which must take the
+// element path) give bit-identical factors, pivots, info and solutions, for
+// counts around the 64-matrix tile; a zero column in member 64 gives info
+// n/2 + 1 in all three.
+TYPED_TEST(BatchedGpu, ContiguousAndStridedLayoutsAgree) {
+  DLA_REQUIRE_GPU();
+  using T = TypeParam;
+  for (index_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16}) {
+    for (index_t count : {1, 63, 65, 70001}) {
+      SCOPED_TRACE(::testing::Message() << "n=" << n << " count=" << count);
+      auto A = random_batch<T>(count, n, n, 4000 + n);
+      auto B = random_batch<T>(count, n, 2, 4100 + n);
+      if (count > 64) A[64].col(n / 2).setZero();
+      const auto padded = device_getrf(A, n + 1, (n + 1) * n + 3);
+      const auto contig = device_getrf(A, n, n * n);
+      // The contiguous array one element past a 16-byte boundary.
+      std::vector<T> host(std::size_t(count * n * n + 1), std::numeric_limits<T>::quiet_NaN());
+      for (index_t m = 0; m < count; ++m)
+        for (index_t j = 0; j < n; ++j)
+          for (index_t i = 0; i < n; ++i) host[std::size_t(1 + m * n * n + i + j * n)] = A[m](i, j);
+      dla::DeviceBuffer<T> shifted(index_t(host.size()));
+      shifted.upload(host.data(), index_t(host.size()));
+      dla::DeviceBuffer<i32> p(count * n), info(count);
+      ASSERT_EQ(getrf<T>(n, shifted.data() + 1, n, n * n, p.data(), info.data(), count), 0);
+      std::vector<T> out(host.size());
+      shifted.download(out.data(), index_t(out.size()));
+      ASSERT_TRUE(std::isnan(out[0])) << "wrote before the array";
+      ASSERT_EQ(contig.piv, padded.piv);
+      ASSERT_EQ(get_ints(p), padded.piv);
+      ASSERT_EQ(contig.info, padded.info);
+      ASSERT_EQ(get_ints(info), padded.info);
+      for (index_t m = 0; m < count; ++m) {
+        ASSERT_EQ(padded.info[m], m == 64 ? i32(n / 2 + 1) : 0) << "member " << m;
+        ASSERT_EQ(contig.F[m], padded.F[m]) << "member " << m;
+        for (index_t j = 0; j < n; ++j)
+          for (index_t i = 0; i < n; ++i)
+            ASSERT_EQ(out[std::size_t(1 + m * n * n + i + j * n)], padded.F[m](i, j)) << "member " << m;
+        if (m % 97 == 0 && m != 64)
+          ASSERT_LE(ferr<T>(A[m], padded.F[m], padded.piv.data() + m * n), kLimit) << "member " << m;
+      }
+      // gesv: contiguous A and B against padded A and B.
+      Dev<T> cA(A, n, n * n), cB(B, n, n * 2), pA(A, n + 1, (n + 1) * n + 3), pB(B, n + 2, (n + 2) * 2 + 1);
+      dla::DeviceBuffer<i32> cp(count * n), ci(count), pp(count * n), pi(count);
+      ASSERT_EQ(gesv<T>(n, 2, cA.data(), n, n * n, cp.data(), cB.data(), n, n * 2, ci.data(), count), 0);
+      ASSERT_EQ(gesv<T>(n, 2, pA.data(), pA.ld, pA.stride, pp.data(), pB.data(), pB.ld, pB.stride,
+                        pi.data(), count), 0);
+      ASSERT_EQ(get_ints(cp), padded.piv);
+      ASSERT_EQ(get_ints(pp), padded.piv);
+      ASSERT_EQ(get_ints(ci), padded.info);
+      const auto cX = cB.get(), pX = pB.get(), cF = cA.get();
+      ASSERT_TRUE(pB.padding_intact());
+      for (index_t m = 0; m < count; ++m) {
+        ASSERT_EQ(cF[m], padded.F[m]) << "member " << m;
+        if (m == 64) continue;  // singular: the solve divides by the zero pivot
+        ASSERT_EQ(cX[m], pX[m]) << "member " << m;
+        if (m % 97 == 0) ASSERT_LE(berr<T>(A[m], pX[m], B[m]), kLimit) << "member " << m;
+      }
+    }
+  }
+}
+
 // FP32 getrf and the triangular solves multiply by a reciprocal from
 // rcp.approx where it is exact to an ulp (Divider, batched_common.cuh): a
 // pivot of 2^127 has a subnormal reciprocal that rcp.approx.ftz flushes to

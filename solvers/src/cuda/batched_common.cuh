@@ -29,6 +29,11 @@ struct PtrArray {
   __device__ T* operator()(index_t b) const { return ptrs[b]; }
 };
 
+// No right-hand sides: the getrf instance of a kernel that can also solve.
+struct NoRhs {
+  __device__ float* operator()(index_t) const { return nullptr; }
+};
+
 // |x| for pivot search; NaN ranks below every number (never chosen over one).
 template <class T>
 __device__ __forceinline__ T pivot_magnitude(T x) {
@@ -125,6 +130,9 @@ struct Walk {
 
 // Larger n than this goes to the block kernels.
 constexpr index_t kRegisterMaxN = 32;
+// getrf and gesv up to this n: a matrix in the registers of one thread
+// (batched_tiny.cu).
+constexpr int kTinyMaxN = 8;
 
 // ---- launchers (explicitly instantiated for float/double x Strided/PtrArray) ----
 // Register-resident kernels, 1 <= n <= 32.
@@ -135,6 +143,13 @@ void getrf_small(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std:
 template <class T>
 void gesv_small(stream_t s, int n, index_t nrhs, Strided<T> A, index_t lda, std::int32_t* ipiv,
                 Strided<T> B, index_t ldb, std::int32_t* info, index_t count);
+// A matrix in one thread's registers, 1 <= n <= kTinyMaxN (batched_tiny.cu).
+template <class T, class Loc>
+void getrf_tiny(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
+                index_t count);
+template <class T>
+void gesv_tiny(stream_t s, int n, index_t nrhs, Strided<T> A, index_t lda, std::int32_t* ipiv,
+               Strided<T> B, index_t ldb, std::int32_t* info, index_t count);
 template <class T, class LocA, class LocB>
 void getrs_small(stream_t s, int n, index_t nrhs, LocA A, index_t lda, const std::int32_t* ipiv,
                  LocB B, index_t ldb, index_t count);

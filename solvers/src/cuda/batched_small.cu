@@ -98,11 +98,6 @@ __device__ __forceinline__ T lu_substitute(const T (&a)[G], const Divider<T>& ud
   return x;
 }
 
-// No right-hand sides: getrf alone.
-struct NoRhs {
-  __device__ float* operator()(index_t) const { return nullptr; }
-};
-
 // Solve = true: gesv in one pass (the factors stay in registers and are
 // used for the nrhs solves right away; A is read once instead of twice).
 template <class T, int G, bool Solve, class Loc, class LocB>
@@ -436,13 +431,14 @@ unsigned blocks(index_t count) { return grid_for(count, kThreads / G); }
 template <class T, class Loc>
 void getrf_small(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
                  index_t count) {
+  if (n <= kTinyMaxN) return getrf_tiny<T>(s, n, A, lda, ipiv, info, count);
   switch (group_for(n)) {
 #define DLA_CASE(G)                                                                              \
   case G:                                                                                        \
     getrf_reg_kernel<T, G, false><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, ipiv, info,   \
                                                                         count, NoRhs{}, 0, 0);   \
     break;
-    DLA_CASE(2) DLA_CASE(4) DLA_CASE(8) DLA_CASE(16) DLA_CASE(32)
+    DLA_CASE(16) DLA_CASE(32)  // smaller n: getrf_tiny
 #undef DLA_CASE
   }
   DLA_CUDA_CHECK_LAUNCH();
@@ -451,13 +447,14 @@ void getrf_small(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std:
 template <class T>
 void gesv_small(stream_t s, int n, index_t nrhs, Strided<T> A, index_t lda, std::int32_t* ipiv,
                 Strided<T> B, index_t ldb, std::int32_t* info, index_t count) {
+  if (n <= kTinyMaxN) return gesv_tiny<T>(s, n, nrhs, A, lda, ipiv, B, ldb, info, count);
   switch (group_for(n)) {
 #define DLA_CASE(G)                                                                              \
   case G:                                                                                        \
     getrf_reg_kernel<T, G, true><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, ipiv, info,    \
                                                                        count, B, ldb, nrhs);     \
     break;
-    DLA_CASE(2) DLA_CASE(4) DLA_CASE(8) DLA_CASE(16) DLA_CASE(32)
+    DLA_CASE(16) DLA_CASE(32)  // smaller n: getrf_tiny
 #undef DLA_CASE
   }
   DLA_CUDA_CHECK_LAUNCH();
