@@ -473,7 +473,8 @@ TYPED_TEST(BatchedGpu, SmallOrdersZeroAndSubnormalPivots) {
 // paths (and a contiguous array at a misaligned address, which must take the
 // element path) give bit-identical factors, pivots, info and solutions, for
 // counts around the 64-matrix tile; a zero column in member 64 gives info
-// n/2 + 1 in all three.
+// n/2 + 1 in all three. n = 9 and 16 hold the lane-per-row kernel
+// (batched_small.cu) to the same.
 TYPED_TEST(BatchedGpu, ContiguousAndStridedLayoutsAgree) {
   DLA_REQUIRE_GPU();
   using T = TypeParam;

@@ -6,10 +6,10 @@
 // the runtime pivot row): the pivot search runs over the compile-time
 // candidate rows k..N-1 (the first maximum is the first strictly larger
 // magnitude, as LAPACK's isamax) and the factors end in place. A block
-// stages its tile of matrices through shared memory so that global reads and writes are coalesced: 16-byte
-// cp.async when the batch is one contiguous array (lda == n, stride == n * n,
-// 16-byte aligned), element copies otherwise (any lda and stride, pointer
-// arrays).
+// stages its tile of matrices through shared memory so that global reads and
+// writes are coalesced: 16-byte cp.async when the batch is one contiguous
+// array (lda == n, stride == n * n, 16-byte aligned), element copies
+// otherwise (any lda and stride, pointer arrays).
 //
 // Why not the lane-per-row kernel of batched_small.cu: per step it spends a
 // shuffle reduction, ballots and per-lane predicates on every row, ~120 warp
@@ -30,9 +30,9 @@ namespace {
 // dimension N. S avoids bank conflicts when each thread reads its own matrix:
 // with 16-byte column reads (pieces of 4 elements: N a multiple of 4) S / VW
 // is odd, VW the elements per 16 bytes, so 8 consecutive threads hit 8
-// different 16-byte bank groups; with scalar reads S is odd. Either S == N * N (the tile is the global array's
-// image) or N * N is a multiple of VW (16-byte pieces never straddle two
-// matrices).
+// different 16-byte bank groups; with scalar reads S is odd. Either S == N *
+// N (the tile is the global array's image) or N * N is a multiple of VW
+// (16-byte pieces never straddle two matrices).
 template <class T, int N>
 struct TinyLayout {
   static constexpr int NN = N * N;
@@ -46,15 +46,8 @@ struct TinyLayout {
   static __device__ __forceinline__ int at(int q) { return S == NN ? q : (q / NN) * S + q % NN; }
 };
 
-template <class T>
-struct Vec16;
-template <>
-struct Vec16<float> { using type = float4; };
-template <>
-struct Vec16<double> { using type = double2; };
-
 // Tile <- the cnt matrices starting at b0. Contiguous: one run of cnt * N * N
-// elements, 16-byte aligned (b0 is a multiple of 16 matrices), copied by
+// elements, 16-byte aligned (b0 is a multiple of kTileMatrices = 64), copied by
 // 16-byte pieces where the layout keeps them aligned (kPieces); every other
 // case element by element (still coalesced when lda == n).
 template <class T, int N, int kThreads, class Loc>
@@ -83,13 +76,12 @@ template <class T, int N, int kThreads, class Loc>
 __device__ __forceinline__ void tile_store(const T* tile, Loc A, index_t b0, index_t lda, int cnt,
                                            bool contiguous) {
   using L = TinyLayout<T, N>;
-  using V = typename Vec16<T>::type;
   const int total = cnt * L::NN;
   if (L::kPieces && contiguous) {
     T* dst = A(b0);
     const int pieces = total / L::VW;
     for (int g = threadIdx.x; g < pieces; g += kThreads)
-      *reinterpret_cast<V*>(dst + g * L::VW) = *reinterpret_cast<const V*>(tile + L::at(g * L::VW));
+      *reinterpret_cast<uint4*>(dst + g * L::VW) = *reinterpret_cast<const uint4*>(tile + L::at(g * L::VW));
     for (int q = pieces * L::VW + threadIdx.x; q < total; q += kThreads)
       dst[q] = tile[L::at(q)];
   } else {
