@@ -467,18 +467,19 @@ TYPED_TEST(BatchedGpu, SmallOrdersZeroAndSubnormalPivots) {
   }
 }
 
-// getrf and gesv up to n = 8 stage each block's matrices through shared
-// memory with 16-byte copies when the batch is one contiguous array (lda = n,
-// stride = n * n, 16-byte aligned) and element copies otherwise. Both copy
-// paths (and a contiguous array at a misaligned address, which must take the
-// element path) give bit-identical factors, pivots, info and solutions, for
-// counts around the 64-matrix tile; a zero column in member 64 gives info
-// n/2 + 1 in all three. n = 9 and 16 hold the lane-per-row kernel
-// (batched_small.cu) to the same.
+// getrf and gesv up to n = 16 (batched_tiny.cu) stage each block's matrices
+// through shared memory with 16-byte copies when the batch is one contiguous
+// array (lda = n, stride = n * n, 16-byte aligned) and element copies
+// otherwise. Both copy paths (and a contiguous array at a misaligned address,
+// which must take the element path) give bit-identical factors, pivots, info
+// and solutions, for counts around the tiles of 64, 32 and 16 matrices; a
+// zero column in member 64 gives info n/2 + 1 in all three. Every order with
+// one, two or four threads per matrix, and 17 (the lane-per-row kernel of
+// batched_small.cu) held to the same.
 TYPED_TEST(BatchedGpu, ContiguousAndStridedLayoutsAgree) {
   DLA_REQUIRE_GPU();
   using T = TypeParam;
-  for (index_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16}) {
+  for (index_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}) {
     for (index_t count : {1, 63, 65, 70001}) {
       SCOPED_TRACE(::testing::Message() << "n=" << n << " count=" << count);
       auto A = random_batch<T>(count, n, n, 4000 + n);

@@ -300,38 +300,57 @@ TEST(SanitizeBatched, RowKernels) {
 #endif
 }
 
-// The thread-per-matrix LU (n <= 8, batched_tiny.cu) copies its tile through
-// shared memory by 16-byte pieces when the batch is contiguous and element by
-// element otherwise (lda > n, and pointer arrays): every path, with a partial
-// last tile (70 = 64 + 6 matrices).
-TEST(SanitizeBatched, ThreadPerMatrixCopyPaths) {
-  DLA_REQUIRE_GPU();
+// The matrix-per-thread(s) LU (n <= 16, batched_tiny.cu: one thread per
+// matrix up to n = 8, then 2 (FP32) or 4 (FP64 from n = 11) threads that meet
+// in shuffles) copies its tile through shared memory by 16-byte pieces when
+// the batch is contiguous and element by element otherwise (lda > n, and
+// pointer arrays): every path, with a partial last tile (70 = 64 + 6 = 2 * 32
+// + 6 = 4 * 16 + 6 matrices).
 #if DLA_HAVE_CUDA
+template <class T>
+void tiny_copy_paths(const std::vector<index_t>& sizes) {
   dla::Context ctx(dla::Backend::Cuda);
   const index_t count = 70;
-  for (index_t n : {3, 8}) {
+  for (index_t n : sizes) {
     for (index_t lda : {n, n + 1}) {
-      Mat<float> all(lda, n * count);
+      Mat<T> all(lda, n * count);
       for (index_t b = 0; b < count; ++b)
-        all.middleCols(b * n, n) = dla::test::random_matrix<float>(lda, n, 31 + b);
-      dla::DeviceMatrix<float> dA(all), dG(all);
-      dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 2 * count, 32));
+        all.middleCols(b * n, n) = dla::test::random_matrix<T>(lda, n, 31 + b);
+      dla::DeviceMatrix<T> dA(all), dG(all);
+      dla::DeviceMatrix<T> dB(dla::test::random_matrix<T>(n, 2 * count, 32));
       dla::DeviceBuffer<std::int32_t> ipiv(n * count), info(count);
-      ASSERT_EQ(dla::cuda::sgetrf_batched(ctx.stream(), n, dA.data(), lda, lda * n, ipiv.data(),
-                                          info.data(), count), 0) << n;
-      ASSERT_EQ(dla::cuda::sgesv_batched(ctx.stream(), n, 2, dG.data(), lda, lda * n, ipiv.data(),
-                                         dB.data(), n, 2 * n, info.data(), count), 0) << n;
-      std::vector<float*> ptrs(static_cast<std::size_t>(count));
+      std::vector<T*> ptrs(static_cast<std::size_t>(count));
       for (index_t b = 0; b < count; ++b) ptrs[std::size_t(b)] = dA.data() + b * lda * n;
-      dla::DeviceBuffer<float*> dptrs(count);
+      dla::DeviceBuffer<T*> dptrs(count);
       dptrs.upload(ptrs.data(), count, ctx.stream());
-      ASSERT_EQ(dla::cuda::sgetrf_batched_ptr(ctx.stream(), n, dptrs.data(), lda, ipiv.data(),
-                                              info.data(), count), 0) << n;
+      if constexpr (std::is_same_v<T, float>) {
+        ASSERT_EQ(dla::cuda::sgetrf_batched(ctx.stream(), n, dA.data(), lda, lda * n, ipiv.data(),
+                                            info.data(), count), 0) << n;
+        ASSERT_EQ(dla::cuda::sgesv_batched(ctx.stream(), n, 2, dG.data(), lda, lda * n, ipiv.data(),
+                                           dB.data(), n, 2 * n, info.data(), count), 0) << n;
+        ASSERT_EQ(dla::cuda::sgetrf_batched_ptr(ctx.stream(), n, dptrs.data(), lda, ipiv.data(),
+                                                info.data(), count), 0) << n;
+      } else {
+        ASSERT_EQ(dla::cuda::dgetrf_batched(ctx.stream(), n, dA.data(), lda, lda * n, ipiv.data(),
+                                            info.data(), count), 0) << n;
+        ASSERT_EQ(dla::cuda::dgesv_batched(ctx.stream(), n, 2, dG.data(), lda, lda * n, ipiv.data(),
+                                           dB.data(), n, 2 * n, info.data(), count), 0) << n;
+        ASSERT_EQ(dla::cuda::dgetrf_batched_ptr(ctx.stream(), n, dptrs.data(), lda, ipiv.data(),
+                                                info.data(), count), 0) << n;
+      }
       ctx.synchronize();
       EXPECT_TRUE(dA.to_host(ctx.stream()).allFinite()) << n;
       EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite()) << n;
     }
   }
+}
+#endif
+
+TEST(SanitizeBatched, ThreadPerMatrixCopyPaths) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  tiny_copy_paths<float>({3, 8, 11, 16});  // 1 thread per matrix, then 2
+  tiny_copy_paths<double>({10, 16});       // 2 and 4 threads per matrix
 #endif
 }
 

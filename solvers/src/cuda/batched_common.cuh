@@ -131,8 +131,8 @@ struct Walk {
 // Larger n than this goes to the block kernels.
 constexpr index_t kRegisterMaxN = 32;
 // getrf and gesv up to this n: a matrix in the registers of one thread
-// (batched_tiny.cu).
-constexpr int kTinyMaxN = 8;
+// (n <= 8) or of 2 or 4 threads (batched_tiny.cu).
+constexpr int kTinyMaxN = 16;
 
 // ---- launchers (explicitly instantiated for float/double x Strided/PtrArray) ----
 // Register-resident kernels, 1 <= n <= 32.
@@ -143,7 +143,7 @@ void getrf_small(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std:
 template <class T>
 void gesv_small(stream_t s, int n, index_t nrhs, Strided<T> A, index_t lda, std::int32_t* ipiv,
                 Strided<T> B, index_t ldb, std::int32_t* info, index_t count);
-// A matrix in one thread's registers, 1 <= n <= kTinyMaxN (batched_tiny.cu).
+// A matrix in the registers of 1, 2 or 4 threads, 1 <= n <= kTinyMaxN (batched_tiny.cu).
 template <class T, class Loc>
 void getrf_tiny(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std::int32_t* info,
                 index_t count);

@@ -1,4 +1,6 @@
-// Register-resident batched kernels for 1 <= n <= 32.
+// Register-resident batched kernels for 1 <= n <= 32 (getrf and gesv from
+// n = 17: smaller orders go to the matrix-per-thread kernels of
+// batched_tiny.cu).
 //
 // A group of G lanes (G = the power of two >= n, G <= 32) owns one matrix;
 // 32 / G matrices share a warp. Lane r holds row r of its matrix in registers
@@ -438,7 +440,7 @@ void getrf_small(stream_t s, int n, Loc A, index_t lda, std::int32_t* ipiv, std:
     getrf_reg_kernel<T, G, false><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, ipiv, info,   \
                                                                         count, NoRhs{}, 0, 0);   \
     break;
-    DLA_CASE(16) DLA_CASE(32)  // smaller n: getrf_tiny
+    DLA_CASE(32)  // n <= kTinyMaxN: getrf_tiny
 #undef DLA_CASE
   }
   DLA_CUDA_CHECK_LAUNCH();
@@ -454,7 +456,7 @@ void gesv_small(stream_t s, int n, index_t nrhs, Strided<T> A, index_t lda, std:
     getrf_reg_kernel<T, G, true><<<blocks<G>(count), kThreads, 0, s>>>(n, A, lda, ipiv, info,    \
                                                                        count, B, ldb, nrhs);     \
     break;
-    DLA_CASE(16) DLA_CASE(32)  // smaller n: getrf_tiny
+    DLA_CASE(32)  // n <= kTinyMaxN: getrf_tiny
 #undef DLA_CASE
   }
   DLA_CUDA_CHECK_LAUNCH();
