@@ -5,3 +5,22 @@ if(DLA_HAVE_CUDA)
   list(APPEND cholesky_test_libs CUDA::cusolver CUDA::cudart)
 endif()
 dla_add_test(cholesky_test SOURCES cholesky_test.cpp LIBS ${cholesky_test_libs})
+
+# The device tests again under other blocking rules (the variables are read
+# once per process): odd block sizes with deep groups, partial last groups,
+# failing minors inside a group whose bulk update is still deferred. Without
+# a GPU they skip like the rest.
+function(dla_cholesky_variant name filter)
+  add_test(NAME cholesky_test.blocking_${name} COMMAND cholesky_test --gtest_filter=${filter})
+  set_tests_properties(cholesky_test.blocking_${name} PROPERTIES ENVIRONMENT "${ARGN}"
+                       TIMEOUT 900)
+endfunction()
+dla_cholesky_variant(nb48_depth3
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_NB=48 DLA_POTRF_DEPTH=3)
+dla_cholesky_variant(nb128_depth4
+  CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_NB=128 DLA_POTRF_DEPTH=4)
+dla_cholesky_variant(nb64_depth2_strsm_panel
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_NB=64 DLA_POTRF_DEPTH=2 DLA_POTRF_FUSED_PANEL=0)

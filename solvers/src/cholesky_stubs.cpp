@@ -11,7 +11,6 @@ namespace {
 
 std::size_t spotrf_buffer_size(index_t) { return 0; }
 std::size_t dpotrf_buffer_size(index_t) { return 0; }
-index_t potrf_block_size(index_t n) { return n >= 4096 ? 256 : n >= 1024 ? 128 : 64; }
 int spotrf(stream_t, Uplo, index_t, float*, index_t, int*, void*) { nc("dla::cuda::spotrf"); }
 int dpotrf(stream_t, Uplo, index_t, double*, index_t, int*, void*) { nc("dla::cuda::dpotrf"); }
 int spotrs(stream_t, Uplo, index_t, index_t, const float*, index_t, float*, index_t) {

@@ -168,14 +168,26 @@ struct Potrf {
                 at(off, off + jb), lda);
   }
 
-  // Top level with look-ahead depth 1 on two internal streams:
-  //   crit: diag(j), panel(j), [wait rest(j-1)], update of block column j+1
-  //   side: [wait panel(j)] update of the rest of the trailing matrix (rest(j))
-  // so diag(j+1) and panel(j+1) overlap rest(j). The two streams never write
-  // the same block: column j+1's update runs after rest(j-1) finished. Both
-  // start after the work queued on s and s waits for both at the end, so the
-  // call is one stream-ordered operation on s.
-  void factor_lookahead(index_t n, index_t nb) const {
+  // Top level with look-ahead on two internal streams. The block columns go
+  // in groups of `depth` (d); the side stream updates the far part of the
+  // trailing matrix once per group, with all d panels of the group at once
+  // (k = d nb: a rank-k GEMM runs faster the deeper k is), while the critical
+  // stream keeps the next block columns up to date itself:
+  //   crit, step b inside a group starting at block column gs:
+  //     diag(b), panel(b);
+  //     not the group's last step: update block column b+1 with panels gs..b;
+  //     the last step: [wait rest(previous group)], update the next group's d
+  //       block columns (one trapezoid) with panels gs..b;
+  //   side, after the group's last panel: rest(group) = everything right of
+  //     the next group, with panels gs..b.
+  // A block column of group g+1 gets group g's panels from crit, and the
+  // earlier panels from rest(g-1) (whose region starts at group g+1), which
+  // crit waits for before it first writes there. So the two streams never
+  // write the same block, and rest(g) overlaps the d steps of group g+1.
+  // d = 1 is the classic depth-1 look-ahead. Both streams start after the
+  // work queued on s and s waits for both at the end, so the call is one
+  // stream-ordered operation on s.
+  void factor_lookahead(index_t n, index_t nb, index_t depth) const {
     const LookaheadResources& res = lookahead_resources();
     const cudaStream_t caller = reinterpret_cast<cudaStream_t>(s);
     const cudaStream_t crit = res.crit, side = res.side;
@@ -187,6 +199,7 @@ struct Potrf {
     DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
     DLA_CUDA_CHECK(cudaMemsetAsync(res.flag, 0, sizeof(int), crit));
     int step = 0;
+    index_t gs = 0;  // first column of the current group
     for (index_t j = 0; j < n; j += nb, ++step) {
       const index_t jb = std::min(nb, n - j);
       const index_t r = n - j - jb;
@@ -197,17 +210,21 @@ struct Potrf {
         c.panel(j, jb, r);
       }
       if (r == 0) break;
+      const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
+      if ((step + 1) % depth != 0) {
+        c.syrk(c0, r, gs, kk, std::min(nb, r));  // block column b+1 only
+        continue;
+      }
       DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
-      DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(j-1) done
-      const index_t c0 = j + jb, wcol = std::min(nb, r);
-      // Block column j+1 (diagonal block and below: a trapezoid) on crit.
-      c.syrk(c0, r, j, jb, wcol);
+      DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(previous group)
+      const index_t wcol = std::min(depth * nb, r);
+      c.syrk(c0, r, gs, kk, wcol);  // the next group's block columns (a trapezoid)
       if (r > wcol) {
-        // The rest on side.
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));
-        on_side.syrk(c0 + wcol, r - wcol, j, jb, r - wcol);
+        on_side.syrk(c0 + wcol, r - wcol, gs, kk, r - wcol);
         DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
       }
+      gs = c0;
     }
     DLA_CUDA_CHECK(cudaEventRecord(res.crit_done, crit));
     DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
@@ -229,16 +246,6 @@ struct Potrf {
   }
 };
 
-index_t env_block_size() {
-  static const index_t v = [] {
-    const char* e = std::getenv("DLA_POTRF_NB");
-    if (!e) return index_t(0);
-    const long long x = std::atoll(e);
-    return x >= 16 && x <= 4096 ? index_t(x) : index_t(0);
-  }();
-  return v;
-}
-
 // DLA_POTRF_LOOKAHEAD=0 turns the look-ahead off (for comparison runs).
 bool lookahead_enabled() {
   static const bool v = env_switch("DLA_POTRF_LOOKAHEAD");
@@ -258,24 +265,12 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
   const index_t nb = potrf_block_size(n);
   // n <= kDiagMax: the whole matrix is one diagonal block, one launch
   // (factor's first line), whatever nb says.
-  if (n > 2 * nb && n > detail::kDiagMax && lookahead_enabled()) p.factor_lookahead(n, nb);
+  if (n > 2 * nb && n > detail::kDiagMax && lookahead_enabled()) p.factor_lookahead(n, nb, potrf_update_depth(n));
   else p.factor(0, n, nb);
   return 0;
 }
 
 }  // namespace
-
-index_t potrf_block_size(index_t n) {
-  if (const index_t e = env_block_size()) return e;
-  // Measured on the H200 (spotrf, DLA_POTRF_NB sweep with the one-launch
-  // update and the fused panel, docs/cholesky.md): nb = 128 / 192 / 256 at
-  // 4096: 2.69 / 2.90 / 3.28 ms; 8192: 8.59 / 8.64 / 9.20; 16384: 47.9 /
-  // 43.7 / 42.8 (there the update, not the critical path, is the limit, and a
-  // deeper k runs the GEMM faster).
-  if (n >= 16384) return 256;
-  if (n >= 1024) return 128;
-  return 64;
-}
 
 std::size_t spotrf_buffer_size(index_t) { return 0; }
 std::size_t dpotrf_buffer_size(index_t) { return 0; }

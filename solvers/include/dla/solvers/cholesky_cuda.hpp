@@ -11,8 +11,10 @@
 // workspace = 6). `workspace` must hold spotrf_buffer_size(n) bytes; it may be
 // nullptr when that is 0. Asynchronous on `stream`.
 //
-// Algorithm: blocked right-looking; block size nb from the rule in
-// potrf_block_size(n) or the DLA_POTRF_NB environment variable.
+// Algorithm: blocked right-looking with look-ahead; block size nb from the
+// rule in potrf_block_size(n) or the DLA_POTRF_NB environment variable; the
+// bulk of the trailing update applies potrf_update_depth(n) panels at once
+// (DLA_POTRF_DEPTH overrides).
 #include <cstddef>
 
 #include "dla/core/types.hpp"
@@ -23,6 +25,9 @@ std::size_t spotrf_buffer_size(index_t n);
 std::size_t dpotrf_buffer_size(index_t n);
 // The block size spotrf/dpotrf use for order n (DLA_POTRF_NB overrides).
 index_t potrf_block_size(index_t n);
+// How many panels (of nb columns) each bulk trailing update applies at once,
+// k = depth * nb (DLA_POTRF_DEPTH overrides); see docs/cholesky.md.
+index_t potrf_update_depth(index_t n);
 
 int spotrf(stream_t stream, Uplo uplo, index_t n, float* A, index_t lda, int* info,
            void* workspace);

@@ -1,0 +1,49 @@
+// The blocking rules of the device Cholesky (dla::cuda::spotrf/dpotrf), in
+// one place for CUDA and CPU-only builds: the block size nb and the depth of
+// the bulk trailing update (how many panels it applies at once). Both were
+// chosen from sweeps on the H200 (docs/cholesky.md); the environment
+// variables override them for tuning runs.
+#include <cstdlib>
+
+#include "dla/solvers/cholesky_cuda.hpp"
+
+namespace dla::cuda {
+namespace {
+
+// The variable's value if it is an integer in [lo, hi], else 0 (use the rule).
+index_t env_index(const char* name, long long lo, long long hi) {
+  const char* e = std::getenv(name);
+  if (!e) return 0;
+  char* end = nullptr;
+  const long long x = std::strtoll(e, &end, 10);
+  return end != e && *end == '\0' && x >= lo && x <= hi ? index_t(x) : index_t(0);
+}
+
+}  // namespace
+
+index_t potrf_block_size(index_t n) {
+  static const index_t env = env_index("DLA_POTRF_NB", 16, 4096);
+  if (env) return env;
+  // spotrf, DLA_POTRF_NB sweep with the one-launch update and the fused
+  // panel (session 9): nb = 128 / 192 / 256 at 4096: 2.69 / 2.90 / 3.28 ms;
+  // 8192: 8.59 / 8.64 / 9.20; 16384: 47.9 / 43.7 / 42.8 (there the update,
+  // not the critical path, is the limit, and a deeper k runs the GEMM faster).
+  // From session 15 the bulk update is deferred over `depth` panels, so a
+  // deep k no longer needs a wide block: 16384 runs nb = 128 with depth 3-4
+  // (38.8 / 38.5 ms against 42.8 for nb = 256, depth 1).
+  if (n >= 1024) return 128;
+  return 64;
+}
+
+index_t potrf_update_depth(index_t n) {
+  static const index_t env = env_index("DLA_POTRF_DEPTH", 1, 16);
+  if (env) return env;
+  // spotrf sweep (session 15, nb = 128), ms at depth 1 / 2 / 3 / 4: 4096:
+  // 2.19 / 2.19 / - / -; 8192: 7.94 / 7.31 / 7.13 / 7.30; 16384 (nb 256 at
+  // depth 1): 42.8 / 40.1 / 38.8 / 38.5. 4096 is bound by the critical path,
+  // where a deeper bulk update does not help.
+  if (n >= 8192) return 3;
+  return 1;
+}
+
+}  // namespace dla::cuda
