@@ -161,6 +161,27 @@ TEST(SanitizeTrsm, AllSixteenCombinations) {
                     0);
           EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
         }
+  // Side Left with few right-hand sides and order > 128: the chained sweep
+  // (trsm_sweep_kernel), a partial last block (200 = 3 x 64 + 8) and a
+  // partial third group of 16 vectors (37), float and double. Off-diagonal
+  // entries of size 1/200, so that the unit-diagonal solves stay finite.
+  const auto scaled = []<class M>(const M& a) { return M(a / typename M::Scalar(200)); };
+  for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper})
+    for (auto op : {dla::Op::N, dla::Op::T})
+      for (auto diag : {dla::Diag::NonUnit, dla::Diag::Unit}) {
+        dla::DeviceMatrix<float> dA(scaled(well_conditioned<float>(200, 11)));
+        dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(200, 37, 12));
+        ASSERT_EQ(dla::cuda::strsm(ctx.stream(), dla::Side::Left, uplo, op, diag, 200, 37, -1.0f,
+                                   dA.data(), dA.ld(), dB.data(), dB.ld()),
+                  0);
+        EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
+        dla::DeviceMatrix<double> dAd(scaled(well_conditioned<double>(200, 13)));
+        dla::DeviceMatrix<double> dBd(dla::test::random_matrix<double>(200, 5, 14));
+        ASSERT_EQ(dla::cuda::dtrsm(ctx.stream(), dla::Side::Left, uplo, op, diag, 200, 5, 2.0,
+                                   dAd.data(), dAd.ld(), dBd.data(), dBd.ld()),
+                  0);
+        EXPECT_TRUE(dBd.to_host(ctx.stream()).allFinite());
+      }
   // Side Right with >= 1024 rows: the thread-per-row leaf (trsm_rows_kernel),
   // orders 100 (one 128 leaf) and 200 (a 128 and a 64 leaf around a GEMM).
   for (index_t k : {index_t(100), index_t(200)})

@@ -74,10 +74,18 @@ MatD dense_op(const MatD& A, Uplo uplo, Op op, Diag diag) {
   return op == Op::N ? T : MatD(T.transpose());
 }
 
+// The float64 solution, by substitution on the dense op(A) (O(k^2) per
+// vector, so the 4097-order cases stay cheap).
 MatD reference(const Combo& c, double alpha, const MatD& A, const MatD& B) {
   const MatD opA = dense_op(A, c.uplo, c.op, c.diag);
-  if (c.side == Side::Left) return opA.partialPivLu().solve(alpha * B);
-  return opA.transpose().partialPivLu().solve(alpha * B.transpose()).transpose();
+  const bool lower_op = (c.uplo == Uplo::Lower) == (c.op == Op::N);
+  // Side Right: X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T.
+  const MatD M = c.side == Side::Left ? opA : MatD(opA.transpose());
+  const MatD R = c.side == Side::Left ? MatD(alpha * B) : MatD(alpha * B.transpose());
+  const bool lower = c.side == Side::Left ? lower_op : !lower_op;
+  const MatD X = lower ? MatD(M.triangularView<Eigen::Lower>().solve(R))
+                       : MatD(M.triangularView<Eigen::Upper>().solve(R));
+  return c.side == Side::Left ? X : MatD(X.transpose());
 }
 
 template <class T>
@@ -258,6 +266,26 @@ TEST(TrsmDevice, FactorizationShapes) {
     device_case<float>({Side::Left, Uplo::Upper, Op::N, Diag::NonUnit}, 2000, nrhs, 1.0, 16);
     device_case<float>({Side::Left, Uplo::Lower, Op::T, Diag::NonUnit}, 2000, nrhs, 1.0, 17);
     device_case<double>({Side::Left, Uplo::Lower, Op::N, Diag::NonUnit}, 1500, nrhs, 1.0, 18);
+  }
+}
+
+// Side Left with <= 64 right-hand sides and order > 128: the one-launch
+// chained sweep (trsm_sweep.cuh). Partial last blocks (129, 1000, 3001,
+// 4097 are not multiples of 64), partial and several groups of 16 vectors
+// (1, 5, 16, 17, 64), both orders of processing (lower / upper op(A)), Unit
+// with a NaN diagonal, alpha != 1, misaligned pointers and poisoned padding.
+TEST(TrsmDevice, FewRightHandSidesSweep) {
+  DLA_REQUIRE_GPU();
+  std::uint64_t seed = 5000;
+  for (const Combo& c : all_combos()) {
+    if (c.side != Side::Left) continue;
+    for (index_t m : {index_t(129), index_t(1000), index_t(3001)})
+      for (index_t n : {index_t(1), index_t(5), index_t(16), index_t(17), index_t(64)})
+        device_case<float>(c, m, n, -0.75, seed++);
+    for (index_t n : {index_t(1), index_t(17)}) {
+      device_case<double>(c, 1000, n, 1.5, seed++);
+      device_case<float>(c, 4097, n, 1.0, seed++);
+    }
   }
 }
 

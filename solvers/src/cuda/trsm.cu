@@ -7,7 +7,11 @@
 // into halves (the split a multiple of NB), the first half solved, the
 // coupling block applied through dla's GEMM (large k at the top levels, where
 // almost all the flops are), then the second half solved.
+// Side Left with few right-hand sides (<= 64; potrs / getrs) skips the
+// recursion: one launch of the chained sweep kernel (trsm_sweep.cuh).
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <string>
 
 #include "dla/core/cuda_check.hpp"
@@ -15,6 +19,7 @@
 #include "dla/solvers/trsm_cuda.hpp"
 #include "internal_blas.cuh"
 #include "trsm_kernels.cuh"
+#include "trsm_sweep.cuh"
 
 namespace dla::cuda {
 namespace {
@@ -27,6 +32,45 @@ constexpr index_t kBigLeafMaxVectors = 4096;  // 256 tiles of 16: about one wave
 // <= 128 go to the thread-per-vector leaf (trsm_rows_kernel). Below it the
 // 16-lane leaf has more parallelism.
 constexpr index_t kRowsLeafMinVectors = 1024;
+// Side Left with at most this many right-hand sides and a triangle of order
+// above kSweepMinOrder: the one-launch chained sweep (trsm_sweep.cuh), in
+// groups of kSweepRhs vectors. Below it the leaves solve the whole triangle
+// in one or three launches.
+constexpr index_t kSweepMaxRhs = 64;
+constexpr index_t kSweepMinOrder = 128;
+
+// op(A) X = alpha B in one launch of trsm_sweep_kernel. Its two counters per
+// group come from the stream-ordered allocator: concurrent calls on other
+// streams never share them.
+template <class T>
+void sweep_solve(stream_t s, Op opA, Diag diag, bool lower_op, index_t m, index_t n, T alpha,
+                 const T* A, index_t lda, T* B, index_t ldb) {
+  const cudaStream_t cs = reinterpret_cast<cudaStream_t>(s);
+  const index_t groups = (n + detail::kSweepRhs - 1) / detail::kSweepRhs;
+  const index_t blocks = (m + detail::kSweepRows - 1) / detail::kSweepRows;
+  if (blocks > index_t(INT_MAX)) throw Error("strsm: order " + std::to_string(m) + " too large");
+  int* counters = nullptr;
+  const std::size_t bytes = sizeof(int) * std::size_t(2 * groups);
+  DLA_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&counters), bytes, cs));
+  DLA_CUDA_CHECK(cudaMemsetAsync(counters, 0, bytes, cs));
+  constexpr std::size_t smem = detail::trsm_sweep_smem_bytes<T>();
+  auto* kernel = &detail::trsm_sweep_kernel<T>;
+  DLA_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  kernel<<<dim3(unsigned(blocks), unsigned(groups)), detail::kSweepThreads, smem, cs>>>(
+      A, lda, opA == Op::T, !lower_op, diag == Diag::Unit, m, n, alpha, B, ldb, counters);
+  DLA_CUDA_CHECK_LAUNCH();
+  DLA_CUDA_CHECK(cudaFreeAsync(counters, cs));
+}
+
+// DLA_TRSM_SWEEP=0 sends few-RHS solves through the recursion (comparison runs).
+bool sweep_enabled() {
+  static const bool v = [] {
+    const char* e = std::getenv("DLA_TRSM_SWEEP");
+    return !(e && e[0] == '0');
+  }();
+  return v;
+}
 
 template <class T>
 struct Trsm {
@@ -162,6 +206,10 @@ int trsm_impl(stream_t stream, Side side, Uplo uplo, Op opA, Diag diag, index_t 
     return 0;
   }
   const bool lower_op = (uplo == Uplo::Lower) == (opA == Op::N);
+  if (side == Side::Left && n <= kSweepMaxRhs && m > kSweepMinOrder && sweep_enabled()) {
+    sweep_solve<T>(stream, opA, diag, lower_op, m, n, alpha, A, lda, B, ldb);
+    return 0;
+  }
   Trsm<T> t{stream, side, opA, diag, lower_op, m, n, A, lda, B, ldb};
   t.rec(0, k, alpha);
   return 0;
