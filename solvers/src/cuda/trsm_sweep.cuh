@@ -69,6 +69,22 @@ __device__ __forceinline__ void sweep_store_release(int* p, int v) {
   asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+// acc[v] -= (Sub) or += row[c] X[c][4 quad + v], summed over the 64 columns
+// c: one row of a 64 x 64 tile in shared memory times this thread's quad of
+// right-hand sides (X rows 16-byte aligned).
+template <class T, bool Sub>
+__device__ __forceinline__ void sweep_row_product(const T* row, const T (*X)[kSweepRhs],
+                                                  int quad, T* acc) {
+#pragma unroll 8
+  for (int c = 0; c < kSweepRows; ++c) {
+    const T a = row[c];
+    T xv[4];
+    load4_aligned(&X[c][4 * quad], xv);
+#pragma unroll
+    for (int v = 0; v < 4; ++v) acc[v] = Sub ? acc[v] - a * xv[v] : acc[v] + a * xv[v];
+  }
+}
+
 // counters: 2 ints per group (grid.y), zero at launch: [0] tickets, [1] done.
 template <class T>
 __global__ void __launch_bounds__(kSweepThreads)
@@ -172,14 +188,7 @@ __global__ void __launch_bounds__(kSweepThreads)
       }
     }
     __syncthreads();
-#pragma unroll 8
-    for (int c = 0; c < kSweepRows; ++c) {
-      const T a = sm.S[r][c];
-      T xv[4];
-      load4_aligned(&sm.X[c][4 * quad], xv);
-#pragma unroll
-      for (int v = 0; v < 4; ++v) acc[v] -= a * xv[v];
-    }
+    sweep_row_product<T, true>(sm.S[r], sm.X, quad, acc);  // acc -= M(p, q)(r, :) X(q)
   }
 
   // ---- X(p) = Minv r, into B; then publish.
@@ -188,14 +197,7 @@ __global__ void __launch_bounds__(kSweepThreads)
   for (int v = 0; v < 4; ++v) sm.X[r][4 * quad + v] = acc[v];
   __syncthreads();
   T x[4] = {T(0), T(0), T(0), T(0)};
-#pragma unroll 8
-  for (int c = 0; c < kSweepRows; ++c) {
-    const T a = sm.Minv[r][c];
-    T xv[4];
-    load4_aligned(&sm.X[c][4 * quad], xv);
-#pragma unroll
-    for (int v = 0; v < 4; ++v) x[v] += a * xv[v];
-  }
+  sweep_row_product<T, false>(sm.Minv[r], sm.X, quad, x);  // x = Minv(r, :) residual
   if (row_ok)
 #pragma unroll
     for (int v = 0; v < 4; ++v) {
