@@ -289,6 +289,39 @@ TEST(TrsmDevice, FewRightHandSidesSweep) {
   }
 }
 
+// Two chained solves in flight at once on two streams: each call's counters
+// are its own (stream-ordered allocation), so neither can wait for or publish
+// into the other's chain.
+TEST(TrsmDevice, FewRightHandSidesTwoStreams) {
+  DLA_REQUIRE_GPU();
+  const Combo c1{Side::Left, Uplo::Lower, Op::N, Diag::NonUnit};
+  const Combo c2{Side::Left, Uplo::Lower, Op::T, Diag::NonUnit};
+  const index_t m = 3001, n = 7;
+  const MatD A = make_triangle(m, Uplo::Lower, Diag::NonUnit, 91);
+  const dla::Matrix<float> Af = A.cast<float>();
+  dla::Context s1(dla::Backend::Cuda), s2(dla::Backend::Cuda);
+  for (std::uint64_t round = 0; round < 3; ++round) {
+    const MatD B1 = dla::test::random_matrix<double>(m, n, 92 + 2 * round);
+    const MatD B2 = dla::test::random_matrix<double>(m, n, 93 + 2 * round);
+    dla::DeviceMatrix<float> dA1(Af, s1.stream()), dA2(Af, s2.stream());
+    dla::DeviceMatrix<float> dB1(B1.cast<float>(), s1.stream());
+    dla::DeviceMatrix<float> dB2(B2.cast<float>(), s2.stream());
+    s1.synchronize();
+    s2.synchronize();
+    ASSERT_EQ(dev_trsm<float>(s1.stream(), c1, m, n, 1.0f, dA1.data(), dA1.ld(), dB1.data(),
+                              dB1.ld()),
+              0);
+    ASSERT_EQ(dev_trsm<float>(s2.stream(), c2, m, n, 1.0f, dA2.data(), dA2.ld(), dB2.data(),
+                              dB2.ld()),
+              0);
+    const dla::Matrix<float> X1 = dB1.to_host(s1.stream()), X2 = dB2.to_host(s2.stream());
+    s1.synchronize();
+    s2.synchronize();
+    EXPECT_LE(rel_err<float>(X1, reference(c1, 1.0, A, B1)), tolerance<float>(m)) << round;
+    EXPECT_LE(rel_err<float>(X2, reference(c2, 1.0, A, B2)), tolerance<float>(m)) << round;
+  }
+}
+
 TEST(TrsmDevice, HighLevelMatchesHost) {
   DLA_REQUIRE_GPU();
   const Combo c{Side::Right, Uplo::Upper, Op::T, Diag::NonUnit};
