@@ -229,9 +229,10 @@ TEST(CholeskyDevice, DiagonalBlockKernel) {
       expect_minor<float>(gpu, 256, k, u);
       expect_minor<double>(gpu, 256, k, u);
     }
-    // Orders <= 128 (double: 64) are the row kernel, two columns per barrier:
-    // odd and even orders (an odd last column is a single step), failures on
-    // the first and on the second column of a pair.
+    // Orders <= 128 (double: 64) are the row kernel (a thread per row, one
+    // barrier per column, live width narrowing per warp): odd and even orders,
+    // failing minors at odd and even columns, on and next to the 32-column
+    // phase and warp boundaries.
     for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(64), index_t(65), index_t(127),
                       index_t(128)}) {
       check_factor_and_solve<float>(gpu, n, u, 2, seed++);

@@ -265,8 +265,10 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
   const index_t nb = potrf_block_size(n);
   // n <= kDiagMax: the whole matrix is one diagonal block, one launch
   // (factor's first line), whatever nb says.
-  if (n > 2 * nb && n > detail::kDiagMax && lookahead_enabled()) p.factor_lookahead(n, nb, potrf_update_depth(n));
-  else p.factor(0, n, nb);
+  if (n > 2 * nb && n > detail::kDiagMax && lookahead_enabled())
+    p.factor_lookahead(n, nb, potrf_update_depth(n));
+  else
+    p.factor(0, n, nb);
   return 0;
 }
 
