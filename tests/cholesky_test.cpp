@@ -229,10 +229,13 @@ TEST(CholeskyDevice, DiagonalBlockKernel) {
       expect_minor<float>(gpu, 256, k, u);
       expect_minor<double>(gpu, 256, k, u);
     }
-    // Orders <= 128 (double: 64) are the row kernel (a thread per row, one
-    // barrier per column, live width narrowing per warp): odd and even orders,
-    // failing minors at odd and even columns, on and next to the 32-column
-    // phase and warp boundaries.
+    // Orders <= 128 are the tile kernel in float (4 x 4 register tiles, 4
+    // columns per barrier pair, warps retiring by tile column; the entry
+    // cholesky_test.blocking_row_diag_kernel reruns this with the row kernel)
+    // and the row kernel in double up to 64 (a thread per row, one barrier per
+    // column): odd and even orders, orders that leave a partial last tile,
+    // failing minors at every position inside a 4-column tile column and next
+    // to the 32-column sub-panel and warp boundaries.
     for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(64), index_t(65), index_t(127),
                       index_t(128)}) {
       check_factor_and_solve<float>(gpu, n, u, 2, seed++);

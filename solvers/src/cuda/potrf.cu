@@ -1,8 +1,9 @@
 // Cholesky factorization on the device: blocked right-looking, GPU-resident.
 //
 //   for each block column j (width jb <= nb):
-//     factor the diagonal block      one launch: potrf_diag_rows_kernel for
-//                                     jb <= 128 (double: 64), potrf_diag_kernel
+//     factor the diagonal block      one launch: potrf_diag_tiles_kernel for
+//                                     jb <= 128 in float, potrf_diag_rows_kernel
+//                                     for jb <= 64 in double, potrf_diag_kernel
 //                                     up to kDiagMax (256); larger blocks
 //                                     (DLA_POTRF_NB > 256) recursively: diagonal
 //                                     kernels, trsm and gemmt
@@ -15,15 +16,19 @@
 // No host round trips: the first failing minor is written to the device `info`
 // and every later diagonal kernel sees it and does nothing.
 #include <algorithm>
-#include <string>
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "dla/core/cuda_check.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
 #include "dla/solvers/cholesky_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
 #include "internal_blas.cuh"
+#include "potrf_diag_tiles.cuh"
 #include "potrf_kernels.cuh"
 
 namespace dla::cuda {
@@ -78,6 +83,67 @@ bool diag_rows_enabled() {
   return v;
 }
 
+// DLA_POTRF_DIAG_TILES=0 factors the float diagonal blocks of order <= 128
+// with the row kernel instead of the tile kernel (comparison runs).
+bool diag_tiles_enabled() {
+  static const bool v = env_switch("DLA_POTRF_DIAG_TILES");
+  return v;
+}
+
+// DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
+// below and prints one line per block column to stderr after the call
+// (synchronizing; diagnostic runs only). Times in us from the call's start:
+//   crit: diag(b) starts | panel(b) done | the wait for rest(previous group)
+//         ends | the next block column's update done
+//   side: rest(group) starts | rest done (at a group's last step)
+// No event sits between the diagonal kernel and its programmatic panel.
+bool trace_enabled() {
+  static const bool v = [] {
+    const char* e = std::getenv("DLA_POTRF_TRACE");
+    return e && e[0] == '1';
+  }();
+  return v;
+}
+
+struct LookaheadTrace {
+  enum Point { kDiag, kPanel, kWaited, kUpdated, kRestStart, kRestEnd, kPoints };
+  bool on = trace_enabled();
+  cudaEvent_t origin = nullptr;
+  std::vector<std::array<cudaEvent_t, kPoints>> steps;
+
+  void start(cudaStream_t s) {
+    if (!on) return;
+    DLA_CUDA_CHECK(cudaEventCreate(&origin));
+    DLA_CUDA_CHECK(cudaEventRecord(origin, s));
+  }
+  void mark(int step, Point p, cudaStream_t s) {
+    if (!on) return;
+    if (int(steps.size()) <= step) steps.resize(std::size_t(step) + 1, {});
+    cudaEvent_t& e = steps[std::size_t(step)][p];
+    DLA_CUDA_CHECK(cudaEventCreate(&e));
+    DLA_CUDA_CHECK(cudaEventRecord(e, s));
+  }
+  void report(index_t n, index_t nb, index_t depth) {
+    if (!on) return;
+    DLA_CUDA_CHECK(cudaDeviceSynchronize());
+    std::fprintf(stderr, "[potrf trace] n=%lld nb=%lld depth=%lld: step diag panel waited updated "
+                 "| rest_start rest_end (us)\n", (long long)n, (long long)nb, (long long)depth);
+    for (std::size_t b = 0; b < steps.size(); ++b) {
+      std::fprintf(stderr, "[potrf trace] %3zu", b);
+      for (int p = 0; p < kPoints; ++p) {
+        float ms = -1.f;
+        if (steps[b][p] != nullptr) DLA_CUDA_CHECK(cudaEventElapsedTime(&ms, origin, steps[b][p]));
+        std::fprintf(stderr, p == kRestStart ? " | %9.1f" : " %9.1f", ms < 0 ? -1.0 : ms * 1e3);
+      }
+      std::fprintf(stderr, "\n");
+    }
+    for (auto& st : steps)
+      for (cudaEvent_t e : st)
+        if (e != nullptr) cudaEventDestroy(e);
+    cudaEventDestroy(origin);
+  }
+};
+
 template <class T>
 struct Potrf {
   stream_t s;
@@ -105,6 +171,23 @@ struct Potrf {
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
   // flag: progress word for a fused panel kernel (see diag_and_panel).
   void diag(index_t off, index_t k, int* flag = nullptr, int flag_base = 0) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (k <= 128 && diag_rows_enabled() && diag_tiles_enabled()) {
+        if (k <= 64) {
+          auto* kernel = upper ? &detail::potrf_diag_tiles_kernel<T, 64, true>
+                               : &detail::potrf_diag_tiles_kernel<T, 64, false>;
+          kernel<<<1, detail::DiagTiles<64>::kThreads, 0, s>>>(at(off, off), lda, int(k), info,
+                                                               off, flag, flag_base);
+        } else {
+          auto* kernel = upper ? &detail::potrf_diag_tiles_kernel<T, 128, true>
+                               : &detail::potrf_diag_tiles_kernel<T, 128, false>;
+          kernel<<<1, detail::DiagTiles<128>::kThreads, 0, s>>>(at(off, off), lda, int(k), info,
+                                                                off, flag, flag_base);
+        }
+        DLA_CUDA_CHECK_LAUNCH();
+        return;
+      }
+    }
     if (k <= detail::diag_rows_max<T>() && diag_rows_enabled()) {
       const unsigned threads = unsigned((k + 31) / 32 * 32);
       if (k <= 64) {
@@ -198,30 +281,39 @@ struct Potrf {
     DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.start, 0));
     DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
     DLA_CUDA_CHECK(cudaMemsetAsync(res.flag, 0, sizeof(int), crit));
+    LookaheadTrace trace;
+    trace.start(crit);
     int step = 0;
     index_t gs = 0;  // first column of the current group
     for (index_t j = 0; j < n; j += nb, ++step) {
       const index_t jb = std::min(nb, n - j);
       const index_t r = n - j - jb;
+      trace.mark(step, LookaheadTrace::kDiag, crit);
       if (jb <= detail::kDiagMax && fused_panel_enabled()) {
         c.diag_and_panel(j, jb, r, res.flag, step * detail::kPanelFlagStep);
       } else {
         c.factor(j, jb, detail::kDiagMax);
         c.panel(j, jb, r);
       }
+      trace.mark(step, LookaheadTrace::kPanel, crit);
       if (r == 0) break;
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
       if ((step + 1) % depth != 0) {
         c.syrk(c0, r, gs, kk, std::min(nb, r));  // block column b+1 only
+        trace.mark(step, LookaheadTrace::kUpdated, crit);
         continue;
       }
       DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(previous group)
+      trace.mark(step, LookaheadTrace::kWaited, crit);
       const index_t wcol = std::min(depth * nb, r);
       c.syrk(c0, r, gs, kk, wcol);  // the next group's block columns (a trapezoid)
+      trace.mark(step, LookaheadTrace::kUpdated, crit);
       if (r > wcol) {
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));
+        trace.mark(step, LookaheadTrace::kRestStart, side);
         on_side.syrk(c0 + wcol, r - wcol, gs, kk, r - wcol);
+        trace.mark(step, LookaheadTrace::kRestEnd, side);
         DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
       }
       gs = c0;
@@ -230,6 +322,7 @@ struct Potrf {
     DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(caller, res.crit_done, 0));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(caller, res.rest_done, 0));
+    trace.report(n, nb, depth);
   }
 
   // Blocked right-looking factorization of the n x n block at (off, off);
