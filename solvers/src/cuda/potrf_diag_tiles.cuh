@@ -8,9 +8,10 @@
 // Why: the row kernel (a thread per row, one barrier per column) costs
 // ~0.24 us per column on the H200, and so did a first 2-D version of this
 // kernel with one barrier per column (0.2 us; docs/cholesky.md, session 16).
-// A bare chain "barrier -> shared load -> rsqrt -> FMA -> shared store" over
-// 544 threads is already ~0.09 us, so the per-column barrier itself is the
-// floor. Here a barrier pair covers 4 columns.
+// Here a barrier pair covers 4 columns. Where its ~0.9 us per 4 columns goes
+// (clock64 stamps, session 17): the diagonal tile's factor by one thread
+// ~620 cycles, the rows below ~500, the rank-4 update 280-1000, the two
+// barriers ~90: the single-thread chains, not the barriers, are the cost.
 //
 // Layout: tile (ti, tj), tj <= ti, holds L(4 ti + r, 4 tj + c), r, c < 4, in
 // a[r][c]. Tiles are numbered column by column (tile column tj: ti = tj ..),
