@@ -31,28 +31,12 @@
 #include "dla/core/error.hpp"
 
 #include "gemm_kernels.cuh"
+#include "gemm_tiling.cuh"
 
 namespace dla::cuda::detail {
 namespace {
 
 constexpr int kPad = 4;
-
-// 16-byte copy of which only the first `bytes` (0, 4, 8, 12 or 16) are read;
-// the rest of the 16 shared bytes are zero-filled.
-__device__ __forceinline__ void cp_async16n(float* smem, const float* gmem, int bytes) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
-}
-__device__ __forceinline__ void cp_async4(float* smem, const float* gmem, bool pred) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int n = pred ? 4 : 0;  // 0: zero-fill, nothing read
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(n));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 
 // One operand's BK x BO tile copy plan for one thread, with the op fixed at
 // compile time. Element (o, p) of the operand (o along m or n, p along k) is
@@ -177,38 +161,6 @@ struct TunedGrid {
   float* work;  // split tiles' partial sums: [split tile][slice][BN][BM]
   bool vecA, vecB, vecC;
 };
-
-// Tile (tile_m, tile_n) of the tile-th block in rasterized order: groups of
-// `group` tile rows walk across n together (L2 reuse of the A panel and B columns).
-__device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int group,
-                                            int& tile_m, int& tile_n) {
-  const int per_group = group * tiles_n;
-  const int first_m = (tile / per_group) * group;
-  const int gm = min(tiles_m - first_m, group);
-  tile_m = first_m + (tile % per_group) % gm;
-  tile_n = (tile % per_group) / gm;
-}
-
-// Triangular launches (g.tri, BM == BN): only the tiles that meet the
-// triangle, numbered along tile columns for the lower part (column c holds
-// the tiles_m - c tiles of rows c..) and along tile rows for the upper part
-// (row c holds the tiles_n - c tiles of columns c..). The major index is the
-// root of the quadratic start(c) = c L - c (c - 1) / 2 <= tile, corrected
-// by at most a step or two for rounding.
-__device__ __forceinline__ void tri_coords(int tile, int tiles_m, int tiles_n, int tri,
-                                           int& tile_m, int& tile_n) {
-  const long long L = tri == kTriLower ? tiles_m : tiles_n;
-  const long long S = min(tiles_m, tiles_n);
-  auto start = [L](long long c) { return c * L - c * (c - 1) / 2; };
-  const double b = 2.0 * double(L) + 1.0;
-  long long c = static_cast<long long>((b - sqrt(b * b - 8.0 * double(tile))) / 2.0);
-  c = c < 0 ? 0 : c >= S ? S - 1 : c;
-  while (c > 0 && start(c) > tile) --c;
-  while (c + 1 < S && start(c + 1) <= tile) ++c;
-  const int o = int(tile - start(c));
-  tile_m = tri == kTriLower ? int(c) + o : int(c);
-  tile_n = tri == kTriLower ? int(c) : int(c) + o;
-}
 
 // KA: A is k-contiguous (op T); KB: B is k-contiguous (op N).
 template <class Cfg, bool KA, bool KB>
