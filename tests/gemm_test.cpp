@@ -29,6 +29,7 @@
 namespace {
 using dla::index_t;
 using dla::Op;
+using dla::cuda::Fp32Gemm;
 using dla::test::Mat;
 
 // Every variant the CUDA build must provide (checked against sgemm_variants()).
@@ -49,7 +50,11 @@ const std::vector<std::string> kVariants = {
     "tuned_256x128x8_s4",
     "tuned_128x64x16_s4",
     "tuned_64x64x16_s4",
-    "auto"};
+    "tf32x3_128x128x32_s3",
+    "tf32x3_128x256x32_s3",
+    "tf32x3_64x64x32_s4",
+    "auto",
+    "auto_tf32x3"};
 
 struct Shape {
   index_t m, n, k;
@@ -238,6 +243,21 @@ TEST(GemmHost, DimensionMismatchNamesShapes) {
   EXPECT_THROW(dla::gemm(dla::Context::host(), Op::N, Op::N, 1.0f, A, B2, 0.0f, C2),
                dla::DimensionMismatch);
   EXPECT_NO_THROW(dla::gemm(dla::Context::host(), Op::T, Op::N, 1.0f, A, Mat<float>(Mat<float>::Ones(4, 2)), 0.0f, B2));
+}
+
+// The solvers' FP32 product mode: a process-wide setting with a readable name
+// (host code: the same in builds with and without CUDA).
+TEST(GemmMode, SolverSettingRoundTrips) {
+  const Fp32Gemm before = dla::cuda::solver_fp32_gemm();
+  EXPECT_STREQ(dla::cuda::to_string(Fp32Gemm::Native), "native");
+  EXPECT_STREQ(dla::cuda::to_string(Fp32Gemm::Tf32x3), "tf32x3");
+  dla::cuda::set_solver_fp32_gemm(Fp32Gemm::Native);
+  EXPECT_EQ(dla::cuda::solver_fp32_gemm(), Fp32Gemm::Native);
+  dla::cuda::set_solver_fp32_gemm(Fp32Gemm::Tf32x3);
+  EXPECT_EQ(dla::cuda::solver_fp32_gemm(), Fp32Gemm::Tf32x3);
+  EXPECT_THROW(dla::cuda::set_solver_fp32_gemm(Fp32Gemm(7)), dla::InvalidArgument);
+  EXPECT_EQ(dla::cuda::solver_fp32_gemm(), Fp32Gemm::Tf32x3);
+  dla::cuda::set_solver_fp32_gemm(before);
 }
 
 // ------------------------------------------------------------------ argument errors

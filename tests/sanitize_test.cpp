@@ -113,28 +113,29 @@ TEST(SanitizeGemm, AutoSplitAndPackPaths) {
 
 // Triangular GEMM launches (sgemmt through ssyrk; dsyrk): both tile sizes
 // (64x64 below a device's worth of triangle tiles, 128x128 above), both
-// triangles, trapezoids through sgemmt.
+// triangles, trapezoids through sgemmt, both FP32 product modes.
 TEST(SanitizeGemm, TriangularPaths) {
   DLA_REQUIRE_GPU();
 #if DLA_HAVE_CUDA
   dla::Context ctx(dla::Backend::Cuda);
-  for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper})
-    for (index_t n : {index_t(67), index_t(2050)}) {
-      dla::DeviceMatrix<float> dA(dla::test::random_matrix<float>(n + 1, 33, 7));
-      dla::DeviceMatrix<float> dC(Mat<float>::Constant(n, n, 0.5f));
-      ASSERT_EQ(dla::cuda::ssyrk(ctx.stream(), uplo, dla::Op::N, n, 33, -1.0f, dA.data(),
-                                 dA.ld(), 1.0f, dC.data(), dC.ld()),
-                0);
-      EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
-      // Trapezoid: the first 45 columns (lower) / rows (upper) of C.
-      const index_t m = uplo == dla::Uplo::Lower ? n : 45, nn = uplo == dla::Uplo::Lower ? 45 : n;
-      dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(nn, 33, 8));
-      ASSERT_EQ(dla::cuda::sgemmt(ctx.stream(), uplo, dla::Op::N, dla::Op::T, m, nn, 33, 1.0f,
-                                  dA.data(), dA.ld(), dB.data(), dB.ld(), 0.5f, dC.data(),
-                                  dC.ld()),
-                0);
-      EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
-    }
+  for (auto math : {dla::cuda::Fp32Gemm::Native, dla::cuda::Fp32Gemm::Tf32x3})
+    for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper})
+      for (index_t n : {index_t(67), index_t(2050)}) {
+        dla::DeviceMatrix<float> dA(dla::test::random_matrix<float>(n + 1, 33, 7));
+        dla::DeviceMatrix<float> dC(Mat<float>::Constant(n, n, 0.5f));
+        ASSERT_EQ(dla::cuda::ssyrk(ctx.stream(), uplo, dla::Op::N, n, 33, -1.0f, dA.data(),
+                                   dA.ld(), 1.0f, dC.data(), dC.ld(), math),
+                  0);
+        EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
+        // Trapezoid: the first 45 columns (lower) / rows (upper) of C.
+        const index_t m = uplo == dla::Uplo::Lower ? n : 45, nn = uplo == dla::Uplo::Lower ? 45 : n;
+        dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(nn, 33, 8));
+        ASSERT_EQ(dla::cuda::sgemmt(ctx.stream(), uplo, dla::Op::N, dla::Op::T, m, nn, 33, 1.0f,
+                                    dA.data(), dA.ld(), dB.data(), dB.ld(), 0.5f, dC.data(),
+                                    dC.ld(), math),
+                  0);
+        EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
+      }
   dla::DeviceMatrix<double> dA(dla::test::random_matrix<double>(20, 71, 9));
   dla::DeviceMatrix<double> dC(Mat<double>::Constant(71, 71, 0.5));
   ASSERT_EQ(dla::cuda::dsyrk(ctx.stream(), dla::Uplo::Upper, dla::Op::T, 71, 20, 1.0, dA.data(),

@@ -12,7 +12,7 @@ namespace {
 }  // namespace
 
 int sgemm(stream_t, Op, Op, index_t, index_t, index_t, float, const float*, index_t, const float*,
-          index_t, float, float*, index_t) {
+          index_t, float, float*, index_t, Fp32Gemm) {
   not_compiled("dla::cuda::sgemm");
 }
 int dgemm(stream_t, Op, Op, index_t, index_t, index_t, double, const double*, index_t,
@@ -20,7 +20,7 @@ int dgemm(stream_t, Op, Op, index_t, index_t, index_t, double, const double*, in
   not_compiled("dla::cuda::dgemm");
 }
 int sgemmt(stream_t, Uplo, Op, Op, index_t, index_t, index_t, float, const float*, index_t,
-           const float*, index_t, float, float*, index_t) {
+           const float*, index_t, float, float*, index_t, Fp32Gemm) {
   not_compiled("dla::cuda::sgemmt");
 }
 int dgemmt(stream_t, Uplo, Op, Op, index_t, index_t, index_t, double, const double*, index_t,
@@ -28,7 +28,7 @@ int dgemmt(stream_t, Uplo, Op, Op, index_t, index_t, index_t, double, const doub
   not_compiled("dla::cuda::dgemmt");
 }
 int ssyrk(stream_t, Uplo, Op, index_t, index_t, float, const float*, index_t, float, float*,
-          index_t) {
+          index_t, Fp32Gemm) {
   not_compiled("dla::cuda::ssyrk");
 }
 int dsyrk(stream_t, Uplo, Op, index_t, index_t, double, const double*, index_t, double, double*,
@@ -39,7 +39,7 @@ std::vector<std::string> sgemm_variants() { return {}; }
 std::string sgemm_auto_choice(index_t, index_t, index_t) {
   not_compiled("dla::cuda::sgemm_auto_choice");
 }
-std::string sgemm_auto_choice(Op, Op, index_t, index_t, index_t, index_t, index_t) {
+std::string sgemm_auto_choice(Op, Op, index_t, index_t, index_t, index_t, index_t, Fp32Gemm) {
   not_compiled("dla::cuda::sgemm_auto_choice");
 }
 int sgemm_variant(const std::string&, stream_t, Op, Op, index_t, index_t, index_t, float,

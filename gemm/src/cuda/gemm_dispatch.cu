@@ -43,6 +43,12 @@ const TunedConfig& tuned_by_name(const char* name) {
   throw InvalidArgument(std::string("sgemm: no tuned config ") + name);
 }
 
+const Tf32x3Config& tf32x3_by_name(const char* name) {
+  for (const auto& c : tf32x3_configs())
+    if (std::string(c.name) == name) return c;
+  throw InvalidArgument(std::string("sgemm: no tf32x3 config ") + name);
+}
+
 }  // namespace
 
 template <class T>
@@ -73,7 +79,8 @@ const DeviceLimits& device_limits() {
 // What "auto" runs for one shape: THE dispatch rule (retune here from
 // `dla bench gemm --variants all`).
 struct AutoPlan {
-  const TunedConfig* config = nullptr;
+  const TunedConfig* config = nullptr;  // a Native kernel, or
+  const Tf32x3Config* tc = nullptr;     // a tensor-core one (Fp32Gemm::Tf32x3)
   KSplit split;
   bool pack_a = false, pack_b = false;  // copy the operand first (gemm_pack.cu)
 };
@@ -104,7 +111,7 @@ bool worth_packing(bool kcontig, bool aligned, index_t O, index_t other) {
 
 }  // namespace
 
-AutoPlan plan_auto(const GemmArgs<float>& g) {
+AutoPlan plan_native(const GemmArgs<float>& g) {
   AutoPlan plan;
   plan.pack_a = worth_packing(g.ta, g.lda % 4 == 0 && aligned16(g.A), g.m, g.n);
   plan.pack_b = worth_packing(!g.tb, g.ldb % 4 == 0 && aligned16(g.B), g.n, g.m);
@@ -165,9 +172,45 @@ AutoPlan plan_auto(const GemmArgs<float>& g) {
   return plan;
 }
 
-// Runs the plan: packs what it says into scratch memory, then the tuned kernel.
-void run_auto(stream_t s, GemmArgs<float> g) {
-  const AutoPlan plan = plan_auto(g);
+// Fp32Gemm::Tf32x3: the tensor-core kernels where they win, Native elsewhere.
+// H200, same runs (docs/gemm.md, session 18), TFLOP/s tf32x3 / native:
+// 4096^3 50.9 / 45.9, 16384^3 52.5 / 48.2 (128x256 tiles), 16384^2 x 256
+// 47.0 / 44.9 (128x128); but 1000^3 16.6 / 24.0 (64 tiles), 3001^3 33.6 / 41.0
+// (unaligned: 4-byte copies), and the LU shapes with k = 64 / 128 were slower
+// too (pipeline fill and the epilogue weigh more); 64x64 tiles won at 1000^3
+// (29.5). So: both operands 16-byte copyable, k >= 256 and a device's worth
+// of tiles: 128x256 for k >= 1024 when they fill the device, else 128x128,
+// else 64x64 (not for sgemmt: its small launches sit on the factorizations'
+// critical paths, measured there with Native). Otherwise the Native plan.
+AutoPlan plan_tf32x3(const GemmArgs<float>& g) {
+  const index_t sms = device_limits().sm_count;
+  auto tiles = [&](index_t bm, index_t bn) {
+    const index_t tm = (g.m + bm - 1) / bm, tn = (g.n + bn - 1) / bn;
+    return g.tri != kTriAll ? tri_tile_count(tm, tn, g.tri) : tm * tn;
+  };
+  const bool aligned =
+      g.lda % 4 == 0 && aligned16(g.A) && g.ldb % 4 == 0 && aligned16(g.B);
+  const bool tri = g.tri != kTriAll;
+  if (!aligned || g.k < 256) return plan_native(g);
+  AutoPlan plan;
+  if (!tri && g.k >= 1024 && tiles(128, 256) >= sms)
+    plan.tc = &tf32x3_by_name("tf32x3_128x256x32_s3");
+  else if (tiles(128, 128) >= sms)
+    plan.tc = &tf32x3_by_name("tf32x3_128x128x32_s3");
+  else if (!tri && tiles(64, 64) >= sms)
+    plan.tc = &tf32x3_by_name("tf32x3_64x64x32_s4");
+  else
+    return plan_native(g);
+  return plan;
+}
+
+AutoPlan plan_auto(const GemmArgs<float>& g, Fp32Gemm math) {
+  return math == Fp32Gemm::Tf32x3 ? plan_tf32x3(g) : plan_native(g);
+}
+
+// Runs the plan: packs what it says into scratch memory, then the kernel.
+void run_auto(stream_t s, GemmArgs<float> g, Fp32Gemm math) {
+  const AutoPlan plan = plan_auto(g, math);
   auto ld32 = [](index_t rows) { return (rows + 31) / 32 * 32; };
   const index_t lda_p = ld32(g.m), ldb_p = ld32(g.n);
   Scratch pa(s, plan.pack_a ? std::size_t(lda_p) * std::size_t(g.k) * sizeof(float) : 0);
@@ -182,7 +225,8 @@ void run_auto(stream_t s, GemmArgs<float> g) {
     pack_operand(s, !g.tb, g.n, g.k, g.B, g.ldb, b, ldb_p);
     g.B = b; g.ldb = ldb_p; g.tb = true;
   }
-  plan.config->launch(s, g, plan.split);
+  if (plan.tc != nullptr) plan.tc->launch(s, g);
+  else plan.config->launch(s, g, plan.split);
 }
 
 }  // namespace detail
@@ -214,8 +258,10 @@ bool trivial(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, T alph
 }  // namespace
 
 int sgemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, float alpha, const float* A,
-          index_t lda, const float* B, index_t ldb, float beta, float* C, index_t ldc) {
-  return sgemm_variant("auto", s, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+          index_t lda, const float* B, index_t ldb, float beta, float* C, index_t ldc,
+          Fp32Gemm math) {
+  return sgemm_variant(math == Fp32Gemm::Tf32x3 ? "auto_tf32x3" : "auto", s, opA, opB, m, n, k,
+                       alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 int dgemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, double alpha,
@@ -231,7 +277,8 @@ namespace {
 
 template <class T>
 int gemmt_impl(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k, T alpha,
-               const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+               const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc,
+               Fp32Gemm math = Fp32Gemm::Native) {
   if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
   // gemm's argument numbers, shifted by the leading uplo.
   if (const int info = detail::check_gemm_args(opA, opB, m, n, k, lda, ldb, ldc)) return info - 1;
@@ -243,14 +290,14 @@ int gemmt_impl(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, inde
   }
   auto g = make_args<T>(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   g.tri = tri;
-  if constexpr (std::is_same_v<T, float>) detail::run_auto(s, g);
+  if constexpr (std::is_same_v<T, float>) detail::run_auto(s, g, math);
   else detail::launch_dgemm(s, g);
   return 0;
 }
 
 template <class T>
 int syrk_impl(stream_t s, Uplo uplo, Op trans, index_t n, index_t k, T alpha, const T* A,
-              index_t lda, T beta, T* C, index_t ldc) {
+              index_t lda, T beta, T* C, index_t ldc, Fp32Gemm math = Fp32Gemm::Native) {
   if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
   if (trans != Op::N && trans != Op::T) return -2;
   if (n < 0) return -3;
@@ -259,15 +306,15 @@ int syrk_impl(stream_t s, Uplo uplo, Op trans, index_t n, index_t k, T alpha, co
   if (ldc < std::max<index_t>(1, n)) return -10;
   // op(A) op(A)^T: A as both operands, the second with the other op.
   return gemmt_impl<T>(s, uplo, trans, trans == Op::N ? Op::T : Op::N, n, n, k, alpha, A, lda, A,
-                       lda, beta, C, ldc);
+                       lda, beta, C, ldc, math);
 }
 
 }  // namespace
 
 int sgemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k, float alpha,
            const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C,
-           index_t ldc) {
-  return gemmt_impl<float>(s, uplo, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+           index_t ldc, Fp32Gemm math) {
+  return gemmt_impl<float>(s, uplo, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, math);
 }
 int dgemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k, double alpha,
            const double* A, index_t lda, const double* B, index_t ldb, double beta, double* C,
@@ -275,8 +322,8 @@ int dgemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t 
   return gemmt_impl<double>(s, uplo, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 int ssyrk(stream_t s, Uplo uplo, Op trans, index_t n, index_t k, float alpha, const float* A,
-          index_t lda, float beta, float* C, index_t ldc) {
-  return syrk_impl<float>(s, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+          index_t lda, float beta, float* C, index_t ldc, Fp32Gemm math) {
+  return syrk_impl<float>(s, uplo, trans, n, k, alpha, A, lda, beta, C, ldc, math);
 }
 int dsyrk(stream_t s, Uplo uplo, Op trans, index_t n, index_t k, double alpha, const double* A,
           index_t lda, double beta, double* C, index_t ldc) {
@@ -287,7 +334,9 @@ std::vector<std::string> sgemm_variants() {
   std::vector<std::string> v;
   for (const auto& sd : detail::kSeeds) v.push_back(sd.name);
   for (const auto& c : detail::tuned_configs()) v.push_back(c.name);
+  for (const auto& c : detail::tf32x3_configs()) v.push_back(c.name);
   v.push_back("auto");
+  v.push_back("auto_tf32x3");
   return v;
 }
 
@@ -296,12 +345,12 @@ std::string sgemm_auto_choice(index_t m, index_t n, index_t k) {
 }
 
 std::string sgemm_auto_choice(Op opA, Op opB, index_t m, index_t n, index_t k, index_t lda,
-                              index_t ldb) {
+                              index_t ldb, Fp32Gemm math) {
   // Pointers as cudaMalloc returns them (aligned); only the leading dimensions matter.
   alignas(16) static float dummy[4];
   const auto g = make_args<float>(opA, opB, m, n, k, 1.f, dummy, lda, dummy, ldb, 0.f, dummy, m);
-  const detail::AutoPlan p = detail::plan_auto(g);
-  std::string r = p.config->name;
+  const detail::AutoPlan p = detail::plan_auto(g, math);
+  std::string r = p.tc != nullptr ? p.tc->name : p.config->name;
   if (p.split.slices > 1)
     r += p.split.whole > 0 ? " tail_split_k=" + std::to_string(p.split.slices)
                            : " split_k=" + std::to_string(p.split.slices);
@@ -315,11 +364,14 @@ int sgemm_variant(const std::string& variant, stream_t s, Op opA, Op opB, index_
                   index_t ldb, float beta, float* C, index_t ldc) {
   detail::SgemmLauncher seed = nullptr;
   const detail::TunedConfig* tuned = nullptr;
+  const detail::Tf32x3Config* tc = nullptr;
   for (const auto& sd : detail::kSeeds)
     if (variant == sd.name) seed = sd.launch;
   for (const auto& c : detail::tuned_configs())
     if (variant == c.name) tuned = &c;
-  if (!seed && !tuned && variant != "auto") {
+  for (const auto& c : detail::tf32x3_configs())
+    if (variant == c.name) tc = &c;
+  if (!seed && !tuned && !tc && variant != "auto" && variant != "auto_tf32x3") {
     std::string known;
     for (const auto& v : sgemm_variants()) known += (known.empty() ? "" : ", ") + v;
     throw InvalidArgument("sgemm_variant: unknown variant '" + variant + "' (known: " + known + ")");
@@ -334,8 +386,10 @@ int sgemm_variant(const std::string& variant, stream_t s, Op opA, Op opB, index_
     static const int forced = detail::env_int("DLA_GEMM_SPLIT", 0);
     const int slices = forced > 0 ? forced : detail::default_split_k(*tuned, m, n, k);
     tuned->launch(s, g, detail::KSplit{slices, 0});
+  } else if (tc) {
+    tc->launch(s, g);
   } else {
-    detail::run_auto(s, g);
+    detail::run_auto(s, g, variant == "auto" ? Fp32Gemm::Native : Fp32Gemm::Tf32x3);
   }
   return 0;
 }

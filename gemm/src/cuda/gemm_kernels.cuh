@@ -43,6 +43,16 @@ const std::vector<TunedConfig>& tuned_configs();
 // Split-K slices that fill the device for this config and shape (1 = none).
 int default_split_k(const TunedConfig& c, index_t m, index_t n, index_t k);
 
+// FP32 emulated on the tensor cores, 3xTF32 (gemm_tf32x3.cu): named configs,
+// never split along k.
+struct Tf32x3Config {
+  const char* name;
+  int bm, bn, bk, stages;
+  int blocks_per_sm;  // the kernel's __launch_bounds__ minimum
+  void (*launch)(stream_t, const GemmArgs<float>&);
+};
+const std::vector<Tf32x3Config>& tf32x3_configs();
+
 // Copies op(X)'s O x K block, element (o, p) = X[p + o*ld] when kcontig else
 // X[o + p*ld], into dst with o contiguous: dst[o + p*ldd] (gemm_pack.cu).
 void pack_operand(stream_t s, bool kcontig, index_t O, index_t K, const float* X, index_t ld,

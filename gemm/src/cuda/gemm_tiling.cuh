@@ -1,10 +1,16 @@
 #pragma once
 // Pieces shared by the tiled GEMM kernel families (gemm_tuned.cu: FP32 on the
 // CUDA cores; gemm_tf32x3.cu: FP32 emulated on the tensor cores): cp.async
-// wrappers and the mapping from a block index to its output tile (rasterized
-// for L2 reuse, or only the tiles that meet a triangle). Internal to
+// wrappers, the mapping from a block index to its output tile (rasterized
+// for L2 reuse, or only the tiles that meet a triangle), and the host side of
+// a launch (its tile count, the shared-memory opt-in). Internal to
 // gemm/src/cuda.
-#include "gemm_common.cuh"
+#include <climits>
+#include <mutex>
+#include <string>
+
+#include "dla/core/error.hpp"
+#include "gemm_kernels.cuh"
 
 namespace dla::cuda::detail {
 
@@ -55,6 +61,54 @@ __device__ __forceinline__ void tri_coords(int tile, int tiles_m, int tiles_n, i
   const int o = int(tile - start(c));
   tile_m = tri == kTriLower ? int(c) + o : int(c);
   tile_n = tri == kTriLower ? int(c) : int(c) + o;
+}
+
+// The output tiles of a bm x bn tiling of C: tm x tn, or for a triangular
+// launch (which needs square tiles) only those that meet the triangle.
+// Throws when they would not fit one launch.
+struct LaunchTiles {
+  index_t tm, tn, tiles;
+};
+inline LaunchTiles launch_tiles(const GemmArgs<float>& g, int bm, int bn) {
+  const index_t tm = (g.m + bm - 1) / bm, tn = (g.n + bn - 1) / bn;
+  index_t tiles = tm * tn;
+  if (g.tri != kTriAll) {
+    if (bm != bn) throw InvalidArgument("sgemmt: tile config must be square");
+    tiles = tri_tile_count(tm, tn, g.tri);
+  }
+  if (tiles > index_t(INT32_MAX) / 2)
+    throw InvalidArgument("sgemm: " + std::to_string(tiles) + " tiles of " + std::to_string(bm) +
+                          "x" + std::to_string(bn) + " exceed one launch");
+  return {tm, tn, tiles};
+}
+
+// Opts `kernel` in to `bytes` of dynamic shared memory and the largest
+// carveout (so that its blocks per SM fit), once per device: `done` holds a
+// bit per device (devices >= 64 redo it each call), guarded by `mu`. Throws
+// DeviceError when the device allows less, or when its compute capability is
+// below `min_major`.
+inline void opt_in_once(std::mutex& mu, unsigned long long& done, const void* kernel, int bytes,
+                        int min_major, const char* what) {
+  int dev = 0;
+  DLA_CUDA_CHECK(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  if (dev < 64 && (done & (1ull << dev))) return;
+  if (min_major > 0) {
+    int major = 0;
+    DLA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    if (major < min_major)
+      throw DeviceError(std::string(what) + " needs compute capability " +
+                        std::to_string(min_major) + ".0 or newer; device " + std::to_string(dev) +
+                        " has " + std::to_string(major) + ".x");
+  }
+  if (bytes > device_limits().smem_optin)
+    throw DeviceError(std::string(what) + ": tile config needs " + std::to_string(bytes) +
+                      " bytes of shared memory, the device allows " +
+                      std::to_string(device_limits().smem_optin));
+  DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      int(cudaSharedmemCarveoutMaxShared)));
+  if (dev < 64) done |= 1ull << dev;
 }
 
 }  // namespace dla::cuda::detail

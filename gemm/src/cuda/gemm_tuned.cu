@@ -369,21 +369,8 @@ void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::prepare(int whic
   static_assert(kSmemBytes <= 227 * 1024);
   static std::mutex mu;
   static unsigned long long done[4] = {0, 0, 0, 0};
-  int dev = 0;
-  DLA_CUDA_CHECK(cudaGetDevice(&dev));
-  std::lock_guard<std::mutex> lock(mu);
-  if (dev < 64 && (done[which] & (1ull << dev))) return;
-  if (kSmemBytes > device_limits().smem_optin)
-    throw DeviceError("sgemm: tile config needs " + std::to_string(kSmemBytes) +
-                      " bytes of shared memory, the device allows " +
-                      std::to_string(device_limits().smem_optin));
-  const TunedKernel kernel = kernels_of<Tuned>()[which];
-  DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      kSmemBytes));
-  // Largest shared-memory carveout, so MINB blocks per SM fit.
-  DLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                      int(cudaSharedmemCarveoutMaxShared)));
-  if (dev < 64) done[which] |= 1ull << dev;
+  opt_in_once(mu, done[which], reinterpret_cast<const void*>(kernels_of<Tuned>()[which]),
+              kSmemBytes, 0, "sgemm");
 }
 
 template <int WARPS_M, int WARPS_N, int TR, int TC, int TM, int TN, int BK, int STAGES, int MINB>
@@ -391,16 +378,8 @@ void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::launch(stream_t 
   const GemmArgs<float>& g, KSplit split) {
   // A k-contiguous (op T) and B k-contiguous (op N) select the instantiation.
   const int which = (g.ta ? 2 : 0) + (g.tb ? 0 : 1);
-  const index_t tm = (g.m + BM - 1) / BM, tn = (g.n + BN - 1) / BN;
-  index_t tiles = tm * tn;
-  if (g.tri != kTriAll) {  // the tiles that meet the triangle (tri_coords), never split
-    if (BM != BN) throw InvalidArgument("sgemmt: tile config must be square");
-    tiles = tri_tile_count(tm, tn, g.tri);
-    split = KSplit{};
-  }
-  if (tiles > index_t(INT32_MAX) / 2)
-    throw InvalidArgument("sgemm: " + std::to_string(tiles) + " tiles of " + std::to_string(BM) +
-                          "x" + std::to_string(BN) + " exceed one launch");
+  const auto [tm, tn, tiles] = launch_tiles(g, BM, BN);
+  if (g.tri != kTriAll) split = KSplit{};  // triangular launches are never split
   index_t whole = tiles, slices = 1, kps = g.k;
   if (split.slices > 1 && split.whole < tiles) {
     whole = std::max<index_t>(split.whole, 0);

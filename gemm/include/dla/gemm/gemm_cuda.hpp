@@ -14,9 +14,41 @@
 
 namespace dla::cuda {
 
+// How an FP32 product runs on the device.
+//  Native  FP32 fused multiply-adds on the CUDA cores: IEEE single precision,
+//          what cuBLAS does in its pedantic math mode. The default of sgemm,
+//          sgemmt and ssyrk.
+//  Tf32x3  FP32 emulated on the tensor cores ("3xTF32"): every element x of A
+//          and B is split into x_hi + x_lo, both TF32 (11 significant bits,
+//          rounded to nearest), a b is computed as a_hi b_hi + a_hi b_lo +
+//          a_lo b_hi, and each 8-deep step's sum is added to an FP32
+//          accumulator with rounding to nearest. Each product is within
+//          6 eps |a b| of exact (eps = 2^-23), results stay inside FP32 GEMM's
+//          error bound 2 (k + 2) eps sum|a||b|, and on random data the
+//          measured error is at or below Native's (docs/gemm.md, session 18);
+//          results are not bitwise Native's. Where it differs: an Inf in A or
+//          B gives NaN (x_lo = Inf - Inf) where Native may give +-Inf;
+//          elements within 2^-12 of FLT_MAX overflow in x_hi; x_lo of
+//          elements below ~2^-114 is subnormal and may lose bits. Large
+//          aligned products only (the tensor-core kernels); other shapes run
+//          Native (sgemm_auto_choice says which). Compute capability 8.0+.
+//          What dla's factorizations use by default: solver_fp32_gemm().
+enum class Fp32Gemm { Native, Tf32x3 };
+const char* to_string(Fp32Gemm m);  // "native", "tf32x3"
+
+// What dla's own routines built on GEMM (strsm's blocked steps, getrf/getrs,
+// potrf/potrs and the solvers on top) use for their FP32 products: process
+// wide, read at each call. Default Native: with Tf32x3 the factorizations ran
+// slower on the H200 although their update GEMMs alone ran ~7% faster (spotrf
+// 16384 41.9 against 38.2 ms; docs/gemm.md, session 18). The environment
+// variable DLA_FP32_GEMM=native|tf32x3 sets the initial value (anything else
+// throws InvalidArgument at the first call). Double precision is unaffected.
+Fp32Gemm solver_fp32_gemm();
+void set_solver_fp32_gemm(Fp32Gemm m);
+
 int sgemm(stream_t stream, Op opA, Op opB, index_t m, index_t n, index_t k, float alpha,
           const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C,
-          index_t ldc);
+          index_t ldc, Fp32Gemm math = Fp32Gemm::Native);
 int dgemm(stream_t stream, Op opA, Op opB, index_t m, index_t n, index_t k, double alpha,
           const double* A, index_t lda, const double* B, index_t ldb, double beta, double* C,
           index_t ldc);
@@ -24,8 +56,8 @@ int dgemm(stream_t stream, Op opA, Op opB, index_t m, index_t n, index_t k, doub
 // Overloads by element type, for code templated on float/double.
 inline int gemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, float alpha,
                 const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C,
-                index_t ldc) {
-  return sgemm(s, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+                index_t ldc, Fp32Gemm math = Fp32Gemm::Native) {
+  return sgemm(s, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, math);
 }
 inline int gemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, double alpha,
                 const double* A, index_t lda, const double* B, index_t ldb, double beta,
@@ -41,7 +73,7 @@ inline int gemm(stream_t s, Op opA, Op opB, index_t m, index_t n, index_t k, dou
 // plus one (uplo = 1, opA = 2, ..., ldc = 14).
 int sgemmt(stream_t stream, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
            float alpha, const float* A, index_t lda, const float* B, index_t ldb, float beta,
-           float* C, index_t ldc);
+           float* C, index_t ldc, Fp32Gemm math = Fp32Gemm::Native);
 int dgemmt(stream_t stream, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
            double alpha, const double* A, index_t lda, const double* B, index_t ldb, double beta,
            double* C, index_t ldc);
@@ -51,15 +83,16 @@ int dgemmt(stream_t stream, Uplo uplo, Op opA, Op opB, index_t m, index_t n, ind
 // A^T (trans T, A is k x n). Through sgemmt/dgemmt. Info: uplo = -1,
 // trans = -2, n = -3, k = -4, lda = -7, ldc = -10.
 int ssyrk(stream_t stream, Uplo uplo, Op trans, index_t n, index_t k, float alpha,
-          const float* A, index_t lda, float beta, float* C, index_t ldc);
+          const float* A, index_t lda, float beta, float* C, index_t ldc,
+          Fp32Gemm math = Fp32Gemm::Native);
 int dsyrk(stream_t stream, Uplo uplo, Op trans, index_t n, index_t k, double alpha,
           const double* A, index_t lda, double beta, double* C, index_t ldc);
 
 // Overloads by element type, for code templated on float/double.
 inline int gemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
                  float alpha, const float* A, index_t lda, const float* B, index_t ldb,
-                 float beta, float* C, index_t ldc) {
-  return sgemmt(s, uplo, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+                 float beta, float* C, index_t ldc, Fp32Gemm math = Fp32Gemm::Native) {
+  return sgemmt(s, uplo, opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, math);
 }
 inline int gemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
                  double alpha, const double* A, index_t lda, const double* B, index_t ldb,
@@ -69,7 +102,9 @@ inline int gemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, in
 
 // The SGEMM kernel variants by name: the seed progression of DESIGN.md
 // ("naive", "smem32", "smem32_vec4", "volkov_nn", "reg128", "reg128_vec4_db"),
-// the tuned configurations, and "auto" (what sgemm() dispatches to).
+// the tuned configurations ("tuned_*"), the tensor-core 3xTF32 configurations
+// ("tf32x3_*", Fp32Gemm::Tf32x3, never split along k), "auto" (what sgemm()
+// dispatches to) and "auto_tf32x3" (what sgemm(..., Fp32Gemm::Tf32x3) does).
 std::vector<std::string> sgemm_variants();
 // Same contract as sgemm(), with the kernel chosen by name; an unknown name
 // throws InvalidArgument listing the known ones.
@@ -79,7 +114,9 @@ int sgemm_variant(const std::string& variant, stream_t stream, Op opA, Op opB, i
 
 // What "auto" runs for this shape on the current device, e.g.
 // "tuned_128x128x16_s3", "tuned_128x128x16_s3 split_k=66" or
-// "tuned_128x128x16_s3 tail_split_k=5 pack_a" (for benchmarks and docs).
+// "tuned_128x128x16_s3 tail_split_k=5 pack_a" (for benchmarks and docs);
+// with Fp32Gemm::Tf32x3 a "tf32x3_*" config, or a Native plan for the
+// shapes that need split-K (few output tiles, deep k).
 // split_k: every output tile is computed as K slices by separate blocks;
 // tail_split_k: only the tiles of the last, partial wave are. The slices'
 // partial tiles go to scratch memory and one kernel sums them in a fixed
@@ -93,6 +130,6 @@ int sgemm_variant(const std::string& variant, stream_t stream, Op opA, Op opB, i
 // N with lda = m, ldb = k.
 std::string sgemm_auto_choice(index_t m, index_t n, index_t k);
 std::string sgemm_auto_choice(Op opA, Op opB, index_t m, index_t n, index_t k, index_t lda,
-                              index_t ldb);
+                              index_t ldb, Fp32Gemm math = Fp32Gemm::Native);
 
 }  // namespace dla::cuda
