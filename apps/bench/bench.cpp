@@ -19,6 +19,13 @@ bool Options::wants(const std::string& v) const {
          std::find(variants.begin(), variants.end(), v) != variants.end();
 }
 
+bool Options::wants_mode(const std::string& m) const {
+  auto named = [&](const char* v) {
+    return std::find(variants.begin(), variants.end(), v) != variants.end();
+  };
+  return (!named("tf32x3") && !named("native")) || named(m.c_str());
+}
+
 std::vector<Suite>& suites() {
   static std::vector<Suite> s;
   return s;

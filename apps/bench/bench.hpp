@@ -22,6 +22,8 @@ struct Options {
   std::uint64_t seed = 1234;
   bool wants(const std::string& v) const;  // variant selected?
   bool all_variants() const;
+  // FP32 product mode ("tf32x3", "native") selected? Both when --variants names neither.
+  bool wants_mode(const std::string& m) const;
 };
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

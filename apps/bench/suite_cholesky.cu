@@ -102,9 +102,13 @@ double factor_error(VendorHandles& h, index_t n, const T* A0, const T* L, T* v, 
 }
 
 
+// One size: dla's rows (with the solvers' FP32 products in `math` for float)
+// next to cuSOLVER's, which is timed again in every call.
 template <class T>
 void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index_t n, bool with_posv,
-              bool with_split) {
+              bool with_split, cuda::Fp32Gemm math = cuda::Fp32Gemm::Native) {
+  if constexpr (std::is_same_v<T, float>) cuda::set_solver_fp32_gemm(math);
+  const std::string variant = std::is_same_v<T, float> ? cuda::to_string(math) : "blocked";
   const index_t nrhs = 16;
   DeviceBuffer<T> A0(n * n), A(n * n), B0(n * nrhs), B(n * nrhs), v(n), y(n), r(n * nrhs);
   DeviceBuffer<int> info(1);
@@ -142,10 +146,13 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     restore();
     Blas<T>::vpotrf(h.sol, int(n), A.data(), work.data(), lwork, vinfo.data());
   }) - t_copy;
+  // The vendor's factor, probed the same way (A holds it after the timed runs).
+  DLA_CUDA_CHECK(cudaStreamSynchronize(cs));
+  const double vendor_err = factor_error<T>(h, n, A0.data(), A.data(), v.data(), y.data(), r.data());
 
   Row row;
   row.suite = "potrf";
-  row.variant = "blocked";
+  row.variant = variant;
   row.op = pre + "potrf";
   row.shape = shape;
   row.ms = t_dla;
@@ -160,8 +167,8 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   const index_t depth = cuda::potrf_update_depth(n);
   const index_t kup = std::min(nb * depth, n);  // k of the bulk trailing updates
   char note[512];
-  std::snprintf(note, sizeof note, "nb=%lld depth=%lld info=%d", (long long)nb,
-                (long long)depth, hinfo);
+  std::snprintf(note, sizeof note, "nb=%lld depth=%lld info=%d; cusolver error %.2g", (long long)nb,
+                (long long)depth, hinfo, vendor_err);
   row.note = note;
   if constexpr (std::is_same_v<T, float>) {
     // Our SGEMM at the typical bulk-update shape (n/2 x n/2 x depth nb, NT).
@@ -169,14 +176,14 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     DeviceBuffer<T> C(m * m);
     const double t_g = time_ms(s, o.repeat, [&] {
       cuda::sgemm(s, Op::N, Op::T, m, m, kup, -1.0f, A0.data(), n, A0.data() + m, n, 1.0f,
-                  C.data(), m);
+                  C.data(), m, math);
     });
     const double g_rate = tflops(2.0 * m * m * kup, t_g);
     std::snprintf(note, sizeof note,
-                  "nb=%lld depth=%lld info=%d; sgemm NT %lldx%lldx%lld %.1f TFLOP/s, potrf = %.0f%% of it",
-                  (long long)nb, (long long)depth, hinfo, (long long)m, (long long)m,
-                  (long long)kup, g_rate,
-                  100.0 * row.rate / g_rate);
+                  "nb=%lld depth=%lld info=%d; cusolver error %.2g; sgemm(%s) NT %lldx%lldx%lld "
+                  "%.1f TFLOP/s, potrf = %.0f%% of it",
+                  (long long)nb, (long long)depth, hinfo, vendor_err, cuda::to_string(math),
+                  (long long)m, (long long)m, (long long)kup, g_rate, 100.0 * row.rate / g_rate);
     row.note = note;
     if (with_split) {
       // Estimated split from a separate timed run: the diagonal blocks (potrf
@@ -215,9 +222,11 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     Blas<T>::vpotrf(h.sol, int(n), A.data(), work.data(), lwork, vinfo.data());
     Blas<T>::vpotrs(h.sol, int(n), int(nrhs), A.data(), B.data(), vinfo.data());
   }) - t_bcopy;
+  DLA_CUDA_CHECK(cudaStreamSynchronize(cs));
+  const double vendor_perr = solve_error<T>(h, n, nrhs, A0.data(), B.data(), B0.data(), r.data());
   Row p;
   p.suite = "potrf";
-  p.variant = "blocked";
+  p.variant = variant;
   p.op = pre + "posv";
   p.shape = shape + ",nrhs=" + std::to_string(nrhs);
   const double pflops = flops + 2.0 * double(n) * n * nrhs;
@@ -229,6 +238,9 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   p.ratio = t_vposv / t_dposv;
   p.error = perr;
   p.error_limit = 50;
+  char pnote[64];
+  std::snprintf(pnote, sizeof pnote, "cusolver error %.2g", vendor_perr);
+  p.note = pnote;
   rep.add(p);
 }
 
@@ -241,8 +253,14 @@ void suite_potrf(const Options& o, Report& rep) {
   const stream_t s = reinterpret_cast<stream_t>(cs);
   {
     VendorHandles h(s);
+    // FP32 rows in both modes of the solvers' products (gemm_cuda.hpp: Fp32Gemm),
+    // the default (native) first; the mode in force before the suite is restored.
+    const cuda::Fp32Gemm before = cuda::solver_fp32_gemm();
     for (index_t n : sizes)
-      run_size<float>(o, rep, h, s, n, true, !o.quick && (n == 8192 || n == 16384));
+      for (cuda::Fp32Gemm m : {cuda::Fp32Gemm::Native, cuda::Fp32Gemm::Tf32x3})
+        if (o.wants_mode(cuda::to_string(m)))
+          run_size<float>(o, rep, h, s, n, true, !o.quick && (n == 8192 || n == 16384), m);
+    cuda::set_solver_fp32_gemm(before);
     for (index_t n : sizes)
       if (n == 4096 || n == 8192 || (o.quick && n == 1024)) run_size<double>(o, rep, h, s, n, false, false);
   }
@@ -252,6 +270,9 @@ void suite_potrf(const Options& o, Report& rep) {
 
 }  // namespace
 
-DLA_BENCH_SUITE("potrf", "Cholesky spotrf/sposv (and dpotrf) vs cuSOLVER", suite_potrf);
+DLA_BENCH_SUITE("potrf",
+                "Cholesky spotrf/sposv (and dpotrf) vs cuSOLVER; FP32 rows in both product "
+                "modes, variants tf32x3 and native",
+                suite_potrf);
 
 }  // namespace dla::bench

@@ -1,6 +1,8 @@
-// `dla bench gemm`: dla SGEMM (auto, or every variant with --variants all)
-// and DGEMM next to cuBLAS (CUBLAS_PEDANTIC_MATH: plain FP32/FP64, no TF32)
-// on the same inputs in the same run.
+// `dla bench gemm`: dla SGEMM (auto and auto_tf32x3, or every variant with
+// --variants all) and DGEMM next to cuBLAS (CUBLAS_PEDANTIC_MATH: plain
+// FP32/FP64, no TF32) on the same inputs in the same run. The tf32x3 rows are
+// FP32 emulated on the tensor cores (gemm_cuda.hpp: Fp32Gemm::Tf32x3); their
+// error column is measured against the same FP32 reference and limit.
 //
 // Accuracy per row: e = max_ij |C_dla - C_cublas| / max_ij (|A||B|)_ij with
 // |A||B| computed by cuBLAS on the absolute values. Limit: 10 sqrt(k) eps
@@ -182,13 +184,18 @@ void bench_shape(const Options& opt, Report& report, cublasHandle_t h, cudaStrea
     row.error = mmx > 0 ? dmx / mmx : dmx;
     row.error_limit = 10.0 * std::sqrt(double(k)) * eps;
     if constexpr (std::is_same_v<T, float>)
-      if (v == "auto") row.note = "auto = " + cuda::sgemm_auto_choice(sh.a, sh.b, m, n, k, lda, ldb);
+      if (v == "auto" || v == "auto_tf32x3")
+        row.note = v + " = " + cuda::sgemm_auto_choice(sh.a, sh.b, m, n, k, lda, ldb,
+                                                       v == "auto" ? cuda::Fp32Gemm::Native
+                                                                   : cuda::Fp32Gemm::Tf32x3);
     report.add(row);
   }
   cudaFree(dmax);
 }
 
-bool is_seed(const std::string& v) { return v.rfind("tuned_", 0) != 0 && v != "auto"; }
+bool is_seed(const std::string& v) {
+  return v.rfind("tuned_", 0) != 0 && v.rfind("tf32x3", 0) != 0 && v.rfind("auto", 0) != 0;
+}
 
 void run_gemm(const Options& opt, Report& report) {
   cudaStream_t s;
@@ -221,7 +228,8 @@ void run_gemm(const Options& opt, Report& report) {
     for (const std::string& v : all) {
       const bool picked = opt.all_variants()
                               ? (!is_seed(v) || sh.seeds)
-                              : (opt.variants.empty() ? v == "auto" : opt.wants(v));
+                              : (opt.variants.empty() ? v == "auto" || v == "auto_tf32x3"
+                                                      : opt.wants(v));
       const bool too_slow = v == "naive" && std::max({sh.m, sh.n, sh.k}) > 4096;
       if (picked && !too_slow) vs.push_back(v);
     }

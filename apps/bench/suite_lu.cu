@@ -115,9 +115,13 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
+// One size: dla's rows (with the solvers' FP32 products in `math` for float)
+// next to cuSOLVER's, which is timed again in every call.
 template <class T>
 void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index_t n, bool with_gesv,
-              bool with_notes) {
+              bool with_notes, cuda::Fp32Gemm math = cuda::Fp32Gemm::Native) {
+  if constexpr (std::is_same_v<T, float>) cuda::set_solver_fp32_gemm(math);
+  const std::string variant = std::is_same_v<T, float> ? cuda::to_string(math) : "dla";
   const index_t nrhs = 16;
   const cudaStream_t cs = reinterpret_cast<cudaStream_t>(s);
   DeviceBuffer<T> A0(n * n), A(n * n), B0(n * nrhs), B(n * nrhs), v(n), y(n), r(n * nrhs);
@@ -157,10 +161,14 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     restore();
     LuApi<T>::vgetrf(h.sol, int(n), A.data(), work.data(), piv.data(), vinfo.data());
   }) - t_copy;
+  // The vendor's factors, probed the same way (A and piv hold them now).
+  DLA_CUDA_CHECK(cudaStreamSynchronize(cs));
+  const double vendor_err =
+      factor_error<T>(h, s, n, A0.data(), A.data(), piv.data(), v.data(), y.data(), r.data());
 
   Row row;
   row.suite = "getrf";
-  row.variant = "dla";
+  row.variant = variant;
   row.op = pre + "getrf";
   row.shape = shape;
   row.ms = t_dla;
@@ -171,13 +179,14 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   row.error = err;
   row.error_limit = 50;
   row.vendor = "cusolver";
+  row.note = "cusolver error " + fmt("%.2g", vendor_err);
   if (with_notes) {
     const index_t nb = cuda::getrf_block_size(n, n);
     double t_gemm;
     if constexpr (std::is_same_v<T, float>)
       t_gemm = time_ms(s, repeat, [&] {
         cuda::sgemm(s, Op::N, Op::N, n - nb, n - nb, nb, -1.f, A.data() + nb, n, A.data() + nb * n,
-                    n, 1.f, A.data() + nb + nb * n, n);
+                    n, 1.f, A.data() + nb + nb * n, n, math);
       });
     else
       t_gemm = time_ms(s, repeat, [&] {
@@ -185,8 +194,9 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
                     n, 1.0, A.data() + nb + nb * n, n);
       });
     const double gemm_rate = tflops(2.0 * double(n - nb) * (n - nb) * nb, t_gemm);
-    row.note = "nb=" + std::to_string(nb) + " own " + pre + "gemm(n,n,nb)=" + fmt("%.1f", gemm_rate) +
-               " TFLOP/s, getrf at " + fmt("%.0f", 100.0 * row.rate / gemm_rate) + "% of it";
+    row.note += "; nb=" + std::to_string(nb) + " own " + pre + "gemm(n,n,nb)=" +
+                fmt("%.1f", gemm_rate) + " TFLOP/s, getrf at " +
+                fmt("%.0f", 100.0 * row.rate / gemm_rate) + "% of it";
     if (n >= 8192) {
       setenv("DLA_GETRF_PROFILE", "1", 1);
       restore();
@@ -217,9 +227,11 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     LuApi<T>::vgetrf(h.sol, int(n), A.data(), work.data(), piv.data(), vinfo.data());
     LuApi<T>::vgetrs(h.sol, int(n), int(nrhs), A.data(), piv.data(), B.data(), vinfo.data());
   }) - t_copy2;
+  DLA_CUDA_CHECK(cudaStreamSynchronize(cs));
+  const double vendor_err2 = solve_error<T>(h, n, nrhs, A0.data(), B.data(), B0.data(), r.data());
   Row g;
   g.suite = "getrf";
-  g.variant = "dla";
+  g.variant = variant;
   g.op = pre + "gesv";
   g.shape = shape + ",nrhs=" + std::to_string(nrhs);
   g.ms = t_dla2;
@@ -230,6 +242,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   g.error = err2;
   g.error_limit = 50;
   g.vendor = "cusolver";
+  g.note = "cusolver error " + fmt("%.2g", vendor_err2);
   rep.add(g);
 }
 
@@ -244,9 +257,15 @@ void suite_getrf(const Options& o, Report& rep) {
   const stream_t s = reinterpret_cast<stream_t>(cs);
   {
     VendorHandles h(s);
+    // FP32 rows in both modes of the solvers' products (gemm_cuda.hpp: Fp32Gemm),
+    // the default (native) first; the mode in force before the suite is restored.
+    const cuda::Fp32Gemm before = cuda::solver_fp32_gemm();
     for (index_t n : sizes) {
       if (o.wants("sgetrf") || o.wants("sgesv"))
-        run_size<float>(o, rep, h, s, n, o.wants("sgesv"), true);
+        for (cuda::Fp32Gemm m : {cuda::Fp32Gemm::Native, cuda::Fp32Gemm::Tf32x3})
+          if (o.wants_mode(cuda::to_string(m)))
+            run_size<float>(o, rep, h, s, n, o.wants("sgesv"), true, m);
+      cuda::set_solver_fp32_gemm(before);
       const bool dsize = o.sizes.empty() ? (n == 4096 || n == 8192) : n <= 8192;
       if (dsize && o.wants("dgetrf")) run_size<double>(o, rep, h, s, n, false, false);
     }
@@ -258,7 +277,8 @@ void suite_getrf(const Options& o, Report& rep) {
 
 DLA_BENCH_SUITE("getrf",
                 "LU with partial pivoting: sgetrf/sgesv (and dgetrf) vs cusolverDn, n=1024..16384 "
-                "(--quick: 1024, 2048); variants sgetrf, sgesv, dgetrf",
+                "(--quick: 1024, 2048); variants sgetrf, sgesv, dgetrf, and for the FP32 product "
+                "mode tf32x3, native (default both)",
                 suite_getrf);
 
 }  // namespace dla::bench
