@@ -53,6 +53,7 @@ const std::vector<std::string> kVariants = {
     "tf32x3_128x128x32_s3",
     "tf32x3_128x256x32_s3",
     "tf32x3_64x64x32_s4",
+    "tf32x3_wgmma_128x128x32",
     "auto",
     "auto_tf32x3"};
 

@@ -231,7 +231,7 @@ void run_gemm(const Options& opt, Report& report) {
                               : (opt.variants.empty() ? v == "auto" || v == "auto_tf32x3"
                                                       : opt.wants(v));
       const bool too_slow = v == "naive" && std::max({sh.m, sh.n, sh.k}) > 4096;
-      if (picked && !too_slow) vs.push_back(v);
+      if (picked && !too_slow && cuda::sgemm_variant_available(v)) vs.push_back(v);
     }
     if (!vs.empty()) bench_shape<float>(opt, report, h, s, sh, vs);
   }

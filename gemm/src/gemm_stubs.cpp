@@ -36,6 +36,7 @@ int dsyrk(stream_t, Uplo, Op, index_t, index_t, double, const double*, index_t, 
   not_compiled("dla::cuda::dsyrk");
 }
 std::vector<std::string> sgemm_variants() { return {}; }
+bool sgemm_variant_available(const std::string&) { return false; }
 std::string sgemm_auto_choice(index_t, index_t, index_t) {
   not_compiled("dla::cuda::sgemm_auto_choice");
 }

@@ -193,6 +193,13 @@ AutoPlan plan_tf32x3(const GemmArgs<float>& g) {
   const bool tri = g.tri != kTriAll;
   if (!aligned || g.k < 256) return plan_native(g);
   AutoPlan plan;
+  // Hopper: the warpgroup-MMA kernel wherever it fills the device
+  // (DLA_GEMM_WGMMA=0 turns it off, for comparison runs).
+  static const bool wgmma_on = env_int("DLA_GEMM_WGMMA", 1) != 0;
+  if (wgmma_on && tiles(128, 128) >= sms && tf32x3_wgmma_supported()) {
+    plan.tc = &tf32x3_by_name("tf32x3_wgmma_128x128x32");
+    return plan;
+  }
   if (!tri && g.k >= 1024 && tiles(128, 256) >= sms)
     plan.tc = &tf32x3_by_name("tf32x3_128x256x32_s3");
   else if (tiles(128, 128) >= sms)
@@ -338,6 +345,14 @@ std::vector<std::string> sgemm_variants() {
   v.push_back("auto");
   v.push_back("auto_tf32x3");
   return v;
+}
+
+bool sgemm_variant_available(const std::string& variant) {
+  const std::vector<std::string> all = sgemm_variants();
+  if (std::find(all.begin(), all.end(), variant) == all.end()) return false;
+  for (const auto& c : detail::tf32x3_wgmma_configs())
+    if (variant == c.name) return detail::tf32x3_wgmma_supported();
+  return true;
 }
 
 std::string sgemm_auto_choice(index_t m, index_t n, index_t k) {

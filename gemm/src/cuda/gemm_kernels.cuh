@@ -51,7 +51,12 @@ struct Tf32x3Config {
   int blocks_per_sm;  // the kernel's __launch_bounds__ minimum
   void (*launch)(stream_t, const GemmArgs<float>&);
 };
-const std::vector<Tf32x3Config>& tf32x3_configs();
+const std::vector<Tf32x3Config>& tf32x3_configs();  // all of them, including:
+// the Hopper warpgroup-MMA configs (gemm_tf32x3_wgmma.cu, sm_90a code): they
+// run on compute capability 9.0 devices only (their launch throws DeviceError
+// elsewhere), which tf32x3_wgmma_supported() tells for the current device.
+const std::vector<Tf32x3Config>& tf32x3_wgmma_configs();
+bool tf32x3_wgmma_supported();
 
 // Copies op(X)'s O x K block, element (o, p) = X[p + o*ld] when kcontig else
 // X[o + p*ld], into dst with o contiguous: dst[o + p*ldd] (gemm_pack.cu).

@@ -42,13 +42,6 @@
 namespace dla::cuda::detail {
 namespace {
 
-// x = hi + lo + r, hi and lo TF32 (their low 13 bits zero), |r| <= 2^-22 |x|.
-__device__ __forceinline__ void split_tf32(float x, unsigned& hi, unsigned& lo) {
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(x));
-  const float rest = x - __uint_as_float(hi);
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo) : "f"(rest));
-}
-
 // d += a b for one 16x8x8 piece: a row-major 16x8 (a0 (g, t), a1 (g+8, t),
 // a2 (g, t+4), a3 (g+8, t+4)), b 8x8 by columns (b0 (t, g), b1 (t+4, g)),
 // d (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1); lane = 4 g + t.
@@ -59,85 +52,6 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4],
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
-
-// One operand's BO x BK tile (o along m or n, p along k) in shared memory and
-// one thread's plan for copying it there. Element (o, p) of the operand is
-// X[p + o*ld] when KCONTIG, else X[o + p*ld]; out-of-range elements (o >= O
-// or p >= K) become zero. A shared "row" runs along the contiguous dimension
-// (p when KCONTIG, o otherwise). Thread t copies the 16-byte pieces (or, when
-// !vec, the elements) t, t + NT, ...: consecutive lanes read consecutive
-// addresses. The thread keeps one pointer, stepped by a constant per k tile.
-template <int BO, int BK, int NT, bool KCONTIG>
-struct TcOperand {
-  static constexpr int LD = KCONTIG ? BK + 4 : BO + 8;     // floats per shared row
-  static constexpr int kFloats = KCONTIG ? BO * LD : BK * LD;  // one stage
-  static constexpr int kRowElems = KCONTIG ? BK : BO;
-  static constexpr int kStepV = NT / (kRowElems / 4), kItV = BO * BK / 4 / NT;  // 16-byte pieces
-  static constexpr int kStepS = NT / kRowElems, kItS = BO * BK / NT;            // elements
-  static_assert((BO * BK / 4) % NT == 0 && NT % (kRowElems / 4) == 0 && NT % kRowElems == 0);
-
-  __device__ __forceinline__ static float at(const float* S, int o, int p) {
-    return KCONTIG ? S[o * LD + p] : S[p * LD + o];
-  }
-
-  const float* ptr;  // the thread's first element in the next k tile to copy
-  index_t dit;       // pointer step between the thread's rows of one tile
-  index_t dk;        // pointer step per k tile
-  int sdst, sstep;   // shared offset of the first element, step between rows
-  int o, p;          // the thread's first element in the tile
-  bool vec;
-
-  __device__ __forceinline__ TcOperand(const float* X, index_t ld, bool vec_ok, index_t o0, int t)
-      : vec(vec_ok) {
-    const int along = vec ? 4 * (t % (kRowElems / 4)) : t % kRowElems;
-    const int row = vec ? t / (kRowElems / 4) : t / kRowElems;
-    const int rstep = vec ? kStepV : kStepS;
-    o = KCONTIG ? row : along;
-    p = KCONTIG ? along : row;
-    ptr = KCONTIG ? X + p + (o0 + o) * ld : X + (o0 + o) + p * ld;
-    dit = index_t(rstep) * ld;  // a shared row is a column of X either way
-    dk = KCONTIG ? index_t(BK) : index_t(BK) * ld;
-    sdst = row * LD + along;
-    sstep = rstep * LD;
-  }
-
-  // Copies the next k tile into S (one stage). o_left = O - o0, k_left = K - p0
-  // (elements of the operand left from the tile's first row/column).
-  __device__ __forceinline__ void copy(float* S, index_t o_left, index_t k_left, const float* X) {
-    float* dst = S + sdst;
-    const bool full = o_left >= BO && k_left >= BK;
-    if (vec) {
-      if (full) {  // the main loop's path, kept apart from the edge logic
-#pragma unroll
-        for (int it = 0; it < kItV; ++it) cp_async16n(dst + it * sstep, ptr + it * dit, 16);
-      } else {
-        // A piece reads only the 0-3 elements left in its row (the memory past
-        // the operand's last row or column may not exist) and zero-fills the rest.
-#pragma unroll 1
-        for (int it = 0; it < kItV; ++it) {
-          const index_t rrow = (KCONTIG ? o : p) + index_t(it) * kStepV;
-          const index_t rem = (KCONTIG ? k_left - p : o_left - o);
-          const bool row_in = rrow < (KCONTIG ? o_left : k_left);
-          const int bytes = !row_in ? 0 : rem >= 4 ? 16 : rem > 0 ? int(rem) * 4 : 0;
-          cp_async16n(dst + it * sstep, bytes > 0 ? ptr + it * dit : X, bytes);
-        }
-      }
-    } else {
-      if (full) {
-#pragma unroll
-        for (int it = 0; it < kItS; ++it) cp_async4(dst + it * sstep, ptr + it * dit, true);
-      } else {
-#pragma unroll 1
-        for (int it = 0; it < kItS; ++it) {
-          const index_t rrow = (KCONTIG ? o : p) + index_t(it) * kStepS;
-          const bool in = KCONTIG ? (rrow < o_left && p < k_left) : (o < o_left && rrow < k_left);
-          cp_async4(dst + it * sstep, in ? ptr + it * dit : X, in);
-        }
-      }
-    }
-    ptr += dk;
-  }
-};
 
 // KUNROLL: k8 steps of a BK tile unrolled (1: a rolled loop; fewer live
 // registers for the configs at their register cap).
@@ -263,19 +177,36 @@ __global__ void __launch_bounds__(Cfg::NT, Cfg::MINB)
 
   // Epilogue: C = alpha*acc + beta*C (beta == 0 never reads C); a diagonal
   // tile of a triangular launch stores only its elements in the triangle.
+  // With beta != 0 the C loads of one 16-row slice (4 NTL elements) go out
+  // before its stores: the compiler keeps a load of C behind an earlier store
+  // to C, so element by element each would wait a memory round trip.
   const bool diag_tile = g.tri != kTriAll && i0 == j0;
+  auto in_c = [&](int i, int j, int r, index_t& off) {
+    const index_t row = i0 + wrow + i * 16 + lg + 8 * (r >> 1);
+    const index_t col = j0 + wcol + j * 8 + 2 * lt + (r & 1);
+    off = row + col * g.ldc;
+    return row < g.m && col < g.n && !(diag_tile && !in_tri(g.tri, row, col));
+  };
 #pragma unroll
-  for (int i = 0; i < MT; ++i)
+  for (int i = 0; i < MT; ++i) {
+    float old[NTL][4];
 #pragma unroll
     for (int j = 0; j < NTL; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const index_t row = i0 + wrow + i * 16 + lg + 8 * (r >> 1);
-        const index_t col = j0 + wcol + j * 8 + 2 * lt + (r & 1);
-        if (row >= g.m || col >= g.n || (diag_tile && !in_tri(g.tri, row, col))) continue;
-        float* c = g.C + row + col * g.ldc;
-        *c = g.beta == 0.f ? g.alpha * acc[i][j][r] : g.alpha * acc[i][j][r] + g.beta * *c;
+        index_t off;
+        old[j][r] = g.beta != 0.f && in_c(i, j, r, off) ? g.C[off] : 0.f;
       }
+#pragma unroll
+    for (int j = 0; j < NTL; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        index_t off;
+        if (!in_c(i, j, r, off)) continue;
+        const float v = g.alpha * acc[i][j][r];
+        g.C[off] = g.beta == 0.f ? v : v + g.beta * old[j][r];
+      }
+  }
 }
 
 using Tf32x3Kernel = void (*)(GemmArgs<float>, Tf32x3Grid);
@@ -329,9 +260,13 @@ const std::vector<Tf32x3Config>& tf32x3_configs() {
   using T128x128 = Tf32x3<2, 4, 4, 4, 32, 3, 2, 1>;
   using T128x256 = Tf32x3<2, 4, 4, 8, 32, 3, 1, 1>;
   using T64x64 = Tf32x3<2, 2, 2, 4, 32, 4, 2, 4>;
-  static const std::vector<Tf32x3Config> v = {make<T128x128>("tf32x3_128x128x32_s3"),
-                                              make<T128x256>("tf32x3_128x256x32_s3"),
-                                              make<T64x64>("tf32x3_64x64x32_s4")};
+  static const std::vector<Tf32x3Config> v = [] {
+    std::vector<Tf32x3Config> c = {make<T128x128>("tf32x3_128x128x32_s3"),
+                                   make<T128x256>("tf32x3_128x256x32_s3"),
+                                   make<T64x64>("tf32x3_64x64x32_s4")};
+    for (const auto& w : tf32x3_wgmma_configs()) c.push_back(w);  // Hopper (gemm_tf32x3_wgmma.cu)
+    return c;
+  }();
   return v;
 }
 

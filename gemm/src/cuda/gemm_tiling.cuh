@@ -1,10 +1,11 @@
 #pragma once
 // Pieces shared by the tiled GEMM kernel families (gemm_tuned.cu: FP32 on the
-// CUDA cores; gemm_tf32x3.cu: FP32 emulated on the tensor cores): cp.async
-// wrappers, the mapping from a block index to its output tile (rasterized
-// for L2 reuse, or only the tiles that meet a triangle), and the host side of
-// a launch (its tile count, the shared-memory opt-in). Internal to
-// gemm/src/cuda.
+// CUDA cores; gemm_tf32x3.cu and gemm_tf32x3_wgmma.cu: FP32 emulated on the
+// tensor cores): cp.async wrappers, the TF32 operand split, the cp.async copy
+// of an operand tile into shared memory (TcOperand), the mapping from a block
+// index to its output tile (rasterized for L2 reuse, or only the tiles that
+// meet a triangle), and the host side of a launch (its tile count, the
+// shared-memory opt-in). Internal to gemm/src/cuda.
 #include <climits>
 #include <mutex>
 #include <string>
@@ -30,6 +31,93 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
+
+// x = hi + lo + r, hi and lo TF32 (their low 13 bits zero), |r| <= 2^-22 |x|
+// (the operand split of the 3xTF32 kernels).
+__device__ __forceinline__ void split_tf32(float x, unsigned& hi, unsigned& lo) {
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(x));
+  const float rest = x - __uint_as_float(hi);
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo) : "f"(rest));
+}
+
+// One operand's BO x BK tile (o along m or n, p along k) in shared memory and
+// one thread's plan for copying it there. Element (o, p) of the operand is
+// X[p + o*ld] when KCONTIG, else X[o + p*ld]; out-of-range elements (o >= O
+// or p >= K) become zero. A shared "row" runs along the contiguous dimension
+// (p when KCONTIG, o otherwise). Thread t copies the 16-byte pieces (or, when
+// !vec, the elements) t, t + NT, ...: consecutive lanes read consecutive
+// addresses. The thread keeps one pointer, stepped by a constant per k tile.
+template <int BO, int BK, int NT, bool KCONTIG>
+struct TcOperand {
+  static constexpr int LD = KCONTIG ? BK + 4 : BO + 8;     // floats per shared row
+  static constexpr int kFloats = KCONTIG ? BO * LD : BK * LD;  // one stage
+  static constexpr int kRowElems = KCONTIG ? BK : BO;
+  static constexpr int kStepV = NT / (kRowElems / 4), kItV = BO * BK / 4 / NT;  // 16-byte pieces
+  static constexpr int kStepS = NT / kRowElems, kItS = BO * BK / NT;            // elements
+  static_assert((BO * BK / 4) % NT == 0 && NT % (kRowElems / 4) == 0 && NT % kRowElems == 0);
+
+  __device__ __forceinline__ static float at(const float* S, int o, int p) {
+    return KCONTIG ? S[o * LD + p] : S[p * LD + o];
+  }
+
+  const float* ptr;  // the thread's first element in the next k tile to copy
+  index_t dit;       // pointer step between the thread's rows of one tile
+  index_t dk;        // pointer step per k tile
+  int sdst, sstep;   // shared offset of the first element, step between rows
+  int o, p;          // the thread's first element in the tile
+  bool vec;
+
+  __device__ __forceinline__ TcOperand(const float* X, index_t ld, bool vec_ok, index_t o0, int t)
+      : vec(vec_ok) {
+    const int along = vec ? 4 * (t % (kRowElems / 4)) : t % kRowElems;
+    const int row = vec ? t / (kRowElems / 4) : t / kRowElems;
+    const int rstep = vec ? kStepV : kStepS;
+    o = KCONTIG ? row : along;
+    p = KCONTIG ? along : row;
+    ptr = KCONTIG ? X + p + (o0 + o) * ld : X + (o0 + o) + p * ld;
+    dit = index_t(rstep) * ld;  // a shared row is a column of X either way
+    dk = KCONTIG ? index_t(BK) : index_t(BK) * ld;
+    sdst = row * LD + along;
+    sstep = rstep * LD;
+  }
+
+  // Copies the next k tile into S (one stage). o_left = O - o0, k_left = K - p0
+  // (elements of the operand left from the tile's first row/column).
+  __device__ __forceinline__ void copy(float* S, index_t o_left, index_t k_left, const float* X) {
+    float* dst = S + sdst;
+    const bool full = o_left >= BO && k_left >= BK;
+    if (vec) {
+      if (full) {  // the main loop's path, kept apart from the edge logic
+#pragma unroll
+        for (int it = 0; it < kItV; ++it) cp_async16n(dst + it * sstep, ptr + it * dit, 16);
+      } else {
+        // A piece reads only the 0-3 elements left in its row (the memory past
+        // the operand's last row or column may not exist) and zero-fills the rest.
+#pragma unroll 1
+        for (int it = 0; it < kItV; ++it) {
+          const index_t rrow = (KCONTIG ? o : p) + index_t(it) * kStepV;
+          const index_t rem = (KCONTIG ? k_left - p : o_left - o);
+          const bool row_in = rrow < (KCONTIG ? o_left : k_left);
+          const int bytes = !row_in ? 0 : rem >= 4 ? 16 : rem > 0 ? int(rem) * 4 : 0;
+          cp_async16n(dst + it * sstep, bytes > 0 ? ptr + it * dit : X, bytes);
+        }
+      }
+    } else {
+      if (full) {
+#pragma unroll
+        for (int it = 0; it < kItS; ++it) cp_async4(dst + it * sstep, ptr + it * dit, true);
+      } else {
+#pragma unroll 1
+        for (int it = 0; it < kItS; ++it) {
+          const index_t rrow = (KCONTIG ? o : p) + index_t(it) * kStepS;
+          const bool in = KCONTIG ? (rrow < o_left && p < k_left) : (o < o_left && rrow < k_left);
+          cp_async4(dst + it * sstep, in ? ptr + it * dit : X, in);
+        }
+      }
+    }
+    ptr += dk;
+  }
+};
 
 // Tile (tile_m, tile_n) of the tile-th block in rasterized order: groups of
 // `group` tile rows walk across n together (L2 reuse of the A panel and B columns).

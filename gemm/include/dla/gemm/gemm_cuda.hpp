@@ -21,28 +21,34 @@ namespace dla::cuda {
 //  Tf32x3  FP32 emulated on the tensor cores ("3xTF32"): every element x of A
 //          and B is split into x_hi + x_lo, both TF32 (11 significant bits,
 //          rounded to nearest), a b is computed as a_hi b_hi + a_hi b_lo +
-//          a_lo b_hi, and each 8-deep step's sum is added to an FP32
-//          accumulator with rounding to nearest. Each product is within
-//          6 eps |a b| of exact (eps = 2^-23), results stay inside FP32 GEMM's
-//          error bound 2 (k + 2) eps sum|a||b|, and on random data the
-//          measured error is at or below Native's (docs/gemm.md, session 18);
+//          a_lo b_hi, and each 8-deep (32-deep on Hopper) partial sum is
+//          added to an FP32 accumulator with rounding to nearest. Each
+//          product is within 6 eps |a b| of exact (eps = 2^-23), results stay
+//          inside FP32 GEMM's error bound 2 (k + 2) eps sum|a||b|, and on
+//          random data the measured error is at or below Native's (docs/gemm.md,
+//          sessions 18-19);
 //          results are not bitwise Native's. Where it differs: an Inf in A or
 //          B gives NaN (x_lo = Inf - Inf) where Native may give +-Inf;
 //          elements within 2^-12 of FLT_MAX overflow in x_hi; x_lo of
 //          elements below ~2^-114 is subnormal and may lose bits. Large
-//          aligned products only (the tensor-core kernels); other shapes run
-//          Native (sgemm_auto_choice says which). Compute capability 8.0+.
-//          What dla's factorizations use by default: solver_fp32_gemm().
+//          products only (the tensor-core kernels); other shapes run Native
+//          (sgemm_auto_choice says which). Compute capability 8.0+; on 9.0
+//          (Hopper) a warpgroup-MMA kernel, 1.3-1.8x cuBLAS's FP32 SGEMM on
+//          the H200. What dla's factorizations use there by default:
+//          solver_fp32_gemm().
 enum class Fp32Gemm { Native, Tf32x3 };
 const char* to_string(Fp32Gemm m);  // "native", "tf32x3"
 
 // What dla's own routines built on GEMM (strsm's blocked steps, getrf/getrs,
 // potrf/potrs and the solvers on top) use for their FP32 products: process
-// wide, read at each call. Default Native: with Tf32x3 the factorizations ran
-// slower on the H200 although their update GEMMs alone ran ~7% faster (spotrf
-// 16384 41.9 against 38.2 ms; docs/gemm.md, session 18). The environment
-// variable DLA_FP32_GEMM=native|tf32x3 sets the initial value (anything else
-// throws InvalidArgument at the first call). Double precision is unaffected.
+// wide, read at each call. The environment variable DLA_FP32_GEMM=native|
+// tf32x3 sets the initial value (anything else throws InvalidArgument at the
+// first call); unset, it is Tf32x3 when the current device at the first call
+// runs the Hopper warpgroup-MMA kernel (compute capability 9.0), else Native.
+// On the H200 the factorizations run faster with it (spotrf 16384 about
+// 1.3x, docs/gemm.md session 19) with the same backward errors; with only the
+// older tensor-core kernels (other devices) they ran slower (session 18).
+// Double precision is unaffected.
 Fp32Gemm solver_fp32_gemm();
 void set_solver_fp32_gemm(Fp32Gemm m);
 
@@ -103,9 +109,15 @@ inline int gemmt(stream_t s, Uplo uplo, Op opA, Op opB, index_t m, index_t n, in
 // The SGEMM kernel variants by name: the seed progression of DESIGN.md
 // ("naive", "smem32", "smem32_vec4", "volkov_nn", "reg128", "reg128_vec4_db"),
 // the tuned configurations ("tuned_*"), the tensor-core 3xTF32 configurations
-// ("tf32x3_*", Fp32Gemm::Tf32x3, never split along k), "auto" (what sgemm()
+// ("tf32x3_*", Fp32Gemm::Tf32x3, never split along k; "tf32x3_wgmma_*" with
+// Hopper's warpgroup MMA), "auto" (what sgemm()
 // dispatches to) and "auto_tf32x3" (what sgemm(..., Fp32Gemm::Tf32x3) does).
 std::vector<std::string> sgemm_variants();
+// Whether the named variant runs on the current device: false for unknown
+// names and for "tf32x3_wgmma_*" (Hopper warpgroup MMA, sm_90a code) on a
+// device other than compute capability 9.0, where sgemm_variant throws
+// DeviceError. auto and auto_tf32x3 run everywhere.
+bool sgemm_variant_available(const std::string& variant);
 // Same contract as sgemm(), with the kernel chosen by name; an unknown name
 // throws InvalidArgument listing the known ones.
 int sgemm_variant(const std::string& variant, stream_t stream, Op opA, Op opB, index_t m,
