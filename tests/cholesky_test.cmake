@@ -30,8 +30,9 @@ dla_cholesky_variant(row_diag_kernel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.DiagonalBlockKernel:CholeskyDevice.NaNFailsAtItsPivot
   DLA_POTRF_DIAG_TILES=0)
 
-# The device tests again with the FP32 products of the solvers on the tensor
-# cores (DLA_FP32_GEMM=tf32x3; the default is Native, gemm_cuda.hpp), so the
-# factorizations stay covered in both modes.
-add_test(NAME cholesky_test.tf32x3_gemm COMMAND cholesky_test --gtest_filter=CholeskyDevice.*)
-set_tests_properties(cholesky_test.tf32x3_gemm PROPERTIES ENVIRONMENT DLA_FP32_GEMM=tf32x3 TIMEOUT 900)
+# The device tests again with the FP32 products of the solvers on the CUDA
+# cores (DLA_FP32_GEMM=native). The plain entry runs the default mode
+# (gemm_cuda.hpp, solver_fp32_gemm: Tf32x3 on Hopper, else Native), so on the
+# H200 both modes stay covered.
+add_test(NAME cholesky_test.native_gemm COMMAND cholesky_test --gtest_filter=CholeskyDevice.*)
+set_tests_properties(cholesky_test.native_gemm PROPERTIES ENVIRONMENT DLA_FP32_GEMM=native TIMEOUT 900)

@@ -164,7 +164,8 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   row.error = err;
   row.error_limit = 50;
   const index_t nb = cuda::potrf_block_size(n);
-  const index_t depth = cuda::potrf_update_depth(n);
+  const index_t depth =
+      cuda::potrf_update_depth(n, std::is_same_v<T, float> && math == cuda::Fp32Gemm::Tf32x3);
   const index_t kup = std::min(nb * depth, n);  // k of the bulk trailing updates
   char note[512];
   std::snprintf(note, sizeof note, "nb=%lld depth=%lld info=%d; cusolver error %.2g", (long long)nb,
@@ -254,7 +255,7 @@ void suite_potrf(const Options& o, Report& rep) {
   {
     VendorHandles h(s);
     // FP32 rows in both modes of the solvers' products (gemm_cuda.hpp: Fp32Gemm),
-    // the default (native) first; the mode in force before the suite is restored.
+    // native first; the mode in force before the suite is restored.
     const cuda::Fp32Gemm before = cuda::solver_fp32_gemm();
     for (index_t n : sizes)
       for (cuda::Fp32Gemm m : {cuda::Fp32Gemm::Native, cuda::Fp32Gemm::Tf32x3})

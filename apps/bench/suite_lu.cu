@@ -258,7 +258,7 @@ void suite_getrf(const Options& o, Report& rep) {
   {
     VendorHandles h(s);
     // FP32 rows in both modes of the solvers' products (gemm_cuda.hpp: Fp32Gemm),
-    // the default (native) first; the mode in force before the suite is restored.
+    // native first; the mode in force before the suite is restored.
     const cuda::Fp32Gemm before = cuda::solver_fp32_gemm();
     for (index_t n : sizes) {
       if (o.wants("sgetrf") || o.wants("sgesv"))

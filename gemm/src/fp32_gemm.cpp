@@ -14,9 +14,15 @@ namespace {
 // -1: not yet read from the environment.
 std::atomic<int> g_solver_mode{-1};
 
+// Unset: Tf32x3 where the Hopper warpgroup-MMA kernel runs (the current
+// device at the first call), else Native (docs/gemm.md, session 19: on the
+// H200 the factorizations run 5-35% faster with it; with the older
+// tensor-core kernels alone they ran slower, session 18).
 Fp32Gemm from_environment() {
   const char* e = std::getenv("DLA_FP32_GEMM");
-  if (e == nullptr || *e == '\0') return Fp32Gemm::Native;
+  if (e == nullptr || *e == '\0')
+    return sgemm_variant_available("tf32x3_wgmma_128x128x32") ? Fp32Gemm::Tf32x3
+                                                              : Fp32Gemm::Native;
   const std::string v(e);
   if (v == "native") return Fp32Gemm::Native;
   if (v == "tf32x3") return Fp32Gemm::Tf32x3;

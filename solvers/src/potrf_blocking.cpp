@@ -1,8 +1,8 @@
 // The blocking rules of the device Cholesky (dla::cuda::spotrf/dpotrf), in
 // one place for CUDA and CPU-only builds: the block size nb and the depth of
-// the bulk trailing update (how many panels it applies at once). Both were
-// chosen from sweeps on the H200 (docs/cholesky.md); the environment
-// variables override them for tuning runs.
+// the bulk trailing update (how many panels it applies at once, by the FP32
+// product mode). Both were chosen from sweeps on the H200 (docs/cholesky.md);
+// the environment variables override them for tuning runs.
 #include <cstdlib>
 
 #include "dla/solvers/cholesky_cuda.hpp"
@@ -35,9 +35,17 @@ index_t potrf_block_size(index_t n) {
   return 64;
 }
 
-index_t potrf_update_depth(index_t n) {
+index_t potrf_update_depth(index_t n, bool tensor_cores) {
   static const index_t env = env_index("DLA_POTRF_DEPTH", 1, 16);
   if (env) return env;
+  // With the updates on the tensor cores (spotrf with solver_fp32_gemm() ==
+  // Tf32x3, the default on Hopper) deeper pays (session 19, wgmma kernel, ms
+  // at depth 3 / 4 / 6): 8192: 6.14 / 6.06 / 6.24; 16384: 31.2 / 29.6 / 28.5.
+  if (tensor_cores) {
+    if (n >= 16384) return 6;
+    if (n >= 8192) return 4;
+    return 1;
+  }
   // spotrf sweep (session 15, nb = 128), ms at depth 1 / 2 / 3 / 4: 4096:
   // 2.19 / 2.19 / - / -; 8192: 7.94 / 7.31 / 7.13 / 7.30; 16384 (nb 256 at
   // depth 1): 42.8 / 40.1 / 38.8 / 38.5. 4096 is bound by the critical path,

@@ -3,7 +3,7 @@
 // potrs, the trsm recursion). Their arguments are valid by construction, so a
 // rejected argument is a bug in dla: it throws instead of being ignored.
 // Empty products return at once (BLAS quick return). FP32 products run in
-// the solvers' mode, solver_fp32_gemm() (gemm_cuda.hpp: Native by default).
+// the solvers' mode, solver_fp32_gemm() (gemm_cuda.hpp: Tf32x3 on Hopper, else Native).
 #include <string>
 #include <type_traits>
 

@@ -359,7 +359,8 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
   // n <= kDiagMax: the whole matrix is one diagonal block, one launch
   // (factor's first line), whatever nb says.
   if (n > 2 * nb && n > detail::kDiagMax && lookahead_enabled())
-    p.factor_lookahead(n, nb, potrf_update_depth(n));
+    p.factor_lookahead(n, nb, potrf_update_depth(n, std::is_same_v<T, float> &&
+                                                         solver_fp32_gemm() == Fp32Gemm::Tf32x3));
   else
     p.factor(0, n, nb);
   return 0;

@@ -13,7 +13,7 @@
 //
 // Algorithm: blocked right-looking with look-ahead; block size nb from the
 // rule in potrf_block_size(n) or the DLA_POTRF_NB environment variable; the
-// bulk of the trailing update applies potrf_update_depth(n) panels at once
+// bulk of the trailing update applies potrf_update_depth(n, ...) panels at once
 // (DLA_POTRF_DEPTH overrides).
 #include <cstddef>
 
@@ -26,8 +26,11 @@ std::size_t dpotrf_buffer_size(index_t n);
 // The block size spotrf/dpotrf use for order n (DLA_POTRF_NB overrides).
 index_t potrf_block_size(index_t n);
 // How many panels (of nb columns) each bulk trailing update applies at once,
-// k = depth * nb (DLA_POTRF_DEPTH overrides); see docs/cholesky.md.
-index_t potrf_update_depth(index_t n);
+// k = depth * nb (DLA_POTRF_DEPTH overrides); see docs/cholesky.md. The
+// rule depends on how the update products run: spotrf's in the solvers' FP32
+// mode (tensor_cores = solver_fp32_gemm() == Fp32Gemm::Tf32x3, gemm_cuda.hpp),
+// dpotrf's on the CUDA cores (false).
+index_t potrf_update_depth(index_t n, bool tensor_cores);
 
 int spotrf(stream_t stream, Uplo uplo, index_t n, float* A, index_t lda, int* info,
            void* workspace);
