@@ -111,13 +111,8 @@ __global__ void __launch_bounds__(Cfg::NT, Cfg::MINB)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
 
-  OA ca(g.A, g.lda, grid.vecA, i0, t);
-  OB cb(g.B, g.ldb, grid.vecB, j0, t);
-  const index_t m_left = g.m - i0, n_left = g.n - j0;
-  auto load_stage = [&](int stage, index_t p0) {
-    ca.copy(As + stage * OA::kFloats, m_left, g.k - p0, g.A);
-    cb.copy(Bs + stage * OB::kFloats, n_left, g.k - p0, g.B);
-  };
+  TcOperands<OA, OB> ops(g, grid.vecA, grid.vecB, i0, j0, t);
+  auto load_stage = [&](int stage, index_t p0) { ops.copy(As, Bs, stage, p0, g); };
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {

@@ -156,13 +156,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const index_t ktiles = (g.k + kBK - 1) / kBK;
   const int arow = 64 * wg + 16 * wq + lg;  // the thread's A rows arow, arow + 8 in the tile
 
-  OA ca(g.A, g.lda, grid.vecA, i0, t);
-  OB cb(g.B, g.ldb, grid.vecB, j0, t);
-  const index_t m_left = g.m - i0, n_left = g.n - j0;
-  auto load_stage = [&](int stage, index_t p0) {
-    ca.copy(As + stage * OA::kFloats, m_left, g.k - p0, g.A);
-    cb.copy(Bs + stage * OB::kFloats, n_left, g.k - p0, g.B);
-  };
+  TcOperands<OA, OB> ops(g, grid.vecA, grid.vecB, i0, j0, t);
+  auto load_stage = [&](int stage, index_t p0) { ops.copy(As, Bs, stage, p0, g); };
   // Raw B of one stage -> converted buffer: piece q = t + 256 i is chunk c of
   // row n, (n, c) = (q / 8, q % 8) when B is k-contiguous (8 lanes read one
   // 128-byte raw row), else (q % 128, q / 128) (32 lanes, 32 rows).

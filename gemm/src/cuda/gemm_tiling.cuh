@@ -119,6 +119,24 @@ struct TcOperand {
   }
 };
 
+// One block's copy plans for both operands (A: BM x BK, B: BN x BK) and the
+// copy of one k tile into pipeline stage `stage` (As/Bs: the stages' bases).
+template <class OA, class OB>
+struct TcOperands {
+  OA a;
+  OB b;
+  index_t m_left, n_left;  // rows of op(A) and columns of op(B) from the tile's first
+  __device__ __forceinline__ TcOperands(const GemmArgs<float>& g, bool vecA, bool vecB,
+                                        index_t i0, index_t j0, int t)
+      : a(g.A, g.lda, vecA, i0, t), b(g.B, g.ldb, vecB, j0, t), m_left(g.m - i0),
+        n_left(g.n - j0) {}
+  __device__ __forceinline__ void copy(float* As, float* Bs, int stage, index_t p0,
+                                       const GemmArgs<float>& g) {
+    a.copy(As + stage * OA::kFloats, m_left, g.k - p0, g.A);
+    b.copy(Bs + stage * OB::kFloats, n_left, g.k - p0, g.B);
+  }
+};
+
 // Tile (tile_m, tile_n) of the tile-th block in rasterized order: groups of
 // `group` tile rows walk across n together (L2 reuse of the A panel and B columns).
 __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int group,
