@@ -173,15 +173,20 @@ AutoPlan plan_native(const GemmArgs<float>& g) {
 }
 
 // Fp32Gemm::Tf32x3: the tensor-core kernels where they win, Native elsewhere.
-// H200, same runs (docs/gemm.md, session 18), TFLOP/s tf32x3 / native:
-// 4096^3 50.9 / 45.9, 16384^3 52.5 / 48.2 (128x256 tiles), 16384^2 x 256
-// 47.0 / 44.9 (128x128); but 1000^3 16.6 / 24.0 (64 tiles), 3001^3 33.6 / 41.0
-// (unaligned: 4-byte copies), and the LU shapes with k = 64 / 128 were slower
-// too (pipeline fill and the epilogue weigh more); 64x64 tiles won at 1000^3
-// (29.5). So: both operands 16-byte copyable, k >= 256 and a device's worth
-// of tiles: 128x256 for k >= 1024 when they fill the device, else 128x128,
-// else 64x64 (not for sgemmt: its small launches sit on the factorizations'
-// critical paths, measured there with Native). Otherwise the Native plan.
+// Compute capability 9.0 (session 19, docs/gemm.md): the warpgroup-MMA kernel
+// for k >= 256 wherever its 128 x 128 tiles fill the device, aligned or not
+// (1.5-1.8x cuBLAS on aligned shapes; with 4-byte copies 3001^3 1.18x and
+// 4097^3 1.33x, where the Native plan with packing gets 0.99x / 0.97x).
+// Elsewhere (and below that size) the mma.sync kernels (session 18), TFLOP/s
+// tf32x3 / native: 4096^3 50.9 / 45.9, 16384^3 52.5 / 48.2 (128x256 tiles),
+// 16384^2 x 256 47.0 / 44.9 (128x128); but 1000^3 16.6 / 24.0 (64 tiles),
+// 3001^3 33.6 / 41.0 (unaligned: 4-byte copies), and the LU shapes with k = 64
+// / 128 were slower too (pipeline fill and the epilogue weigh more); 64x64
+// tiles won at 1000^3 (29.5). So: both operands 16-byte copyable, k >= 256
+// and a device's worth of tiles: 128x256 for k >= 1024 when they fill the
+// device, else 128x128, else 64x64 (not for sgemmt: its small launches sit on
+// the factorizations' critical paths, measured there with Native). Otherwise
+// the Native plan.
 AutoPlan plan_tf32x3(const GemmArgs<float>& g) {
   const index_t sms = device_limits().sm_count;
   auto tiles = [&](index_t bm, index_t bn) {
@@ -191,15 +196,15 @@ AutoPlan plan_tf32x3(const GemmArgs<float>& g) {
   const bool aligned =
       g.lda % 4 == 0 && aligned16(g.A) && g.ldb % 4 == 0 && aligned16(g.B);
   const bool tri = g.tri != kTriAll;
-  if (!aligned || g.k < 256) return plan_native(g);
+  if (g.k < 256) return plan_native(g);
   AutoPlan plan;
-  // Hopper: the warpgroup-MMA kernel wherever it fills the device
-  // (DLA_GEMM_WGMMA=0 turns it off, for comparison runs).
+  // DLA_GEMM_WGMMA=0 turns the warpgroup-MMA rule off (comparison runs).
   static const bool wgmma_on = env_int("DLA_GEMM_WGMMA", 1) != 0;
   if (wgmma_on && tiles(128, 128) >= sms && tf32x3_wgmma_supported()) {
     plan.tc = &tf32x3_by_name("tf32x3_wgmma_128x128x32");
     return plan;
   }
+  if (!aligned) return plan_native(g);
   if (!tri && g.k >= 1024 && tiles(128, 256) >= sms)
     plan.tc = &tf32x3_by_name("tf32x3_128x256x32_s3");
   else if (tiles(128, 128) >= sms)
