@@ -67,11 +67,12 @@ const DeviceLimits& device_limits() {
   int dev = 0;
   DLA_CUDA_CHECK(cudaGetDevice(&dev));
   std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() <= size_t(dev)) cache.resize(size_t(dev) + 1, DeviceLimits{0, 0});
+  if (cache.size() <= size_t(dev)) cache.resize(size_t(dev) + 1, DeviceLimits{0, 0, 0});
   if (cache[size_t(dev)].sm_count == 0) {
     cudaDeviceProp p{};
     DLA_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
-    cache[size_t(dev)] = {p.multiProcessorCount, int(p.sharedMemPerBlockOptin)};
+    cache[size_t(dev)] = {p.multiProcessorCount, int(p.sharedMemPerBlockOptin),
+                          10 * p.major + p.minor};
   }
   return cache[size_t(dev)];
 }

@@ -86,6 +86,7 @@ void launch_dgemm(stream_t s, const GemmArgs<double>& g);
 struct DeviceLimits {
   int sm_count;
   int smem_optin;  // bytes of dynamic shared memory per block after opt-in
+  int cc;          // compute capability, 10 major + minor (90: Hopper)
 };
 const DeviceLimits& device_limits();
 

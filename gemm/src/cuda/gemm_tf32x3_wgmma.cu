@@ -289,14 +289,11 @@ const WgmmaKernel kKernels[4] = {tf32x3_wgmma_kernel<false, false>,
 
 // This kernel's code exists for compute capability 9.0 only (sm_90a).
 void require_sm90() {
-  int dev = 0, major = 0, minor = 0;
-  DLA_CUDA_CHECK(cudaGetDevice(&dev));
-  DLA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  DLA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  if (major != 9 || minor != 0)
+  if (!tf32x3_wgmma_supported())
     throw DeviceError("sgemm tf32x3_wgmma_128x128x32 needs a compute capability 9.0 device "
-                      "(Hopper wgmma); device " + std::to_string(dev) + " has " +
-                      std::to_string(major) + "." + std::to_string(minor));
+                      "(Hopper wgmma); this one has " +
+                      std::to_string(device_limits().cc / 10) + "." +
+                      std::to_string(device_limits().cc % 10));
 }
 
 void launch_wgmma(stream_t s, const GemmArgs<float>& g) {
@@ -317,13 +314,14 @@ void launch_wgmma(stream_t s, const GemmArgs<float>& g) {
 
 }  // namespace
 
+// Per call of auto_tf32x3: the capability comes from device_limits()'s cache.
 bool tf32x3_wgmma_supported() {
-  int dev = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return false;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {  // no device (or driver)
+    cudaGetLastError();
     return false;
-  return major == 9 && minor == 0;
+  }
+  return device_limits().cc == 90;
 }
 
 const std::vector<Tf32x3Config>& tf32x3_wgmma_configs() {

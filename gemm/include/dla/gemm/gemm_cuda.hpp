@@ -33,8 +33,8 @@ namespace dla::cuda {
 //          elements below ~2^-114 is subnormal and may lose bits. Large
 //          products only (the tensor-core kernels); other shapes run Native
 //          (sgemm_auto_choice says which). Compute capability 8.0+; on 9.0
-//          (Hopper) a warpgroup-MMA kernel, 1.3-1.8x cuBLAS's FP32 SGEMM on
-//          the H200. What dla's factorizations use there by default:
+//          (Hopper) a warpgroup-MMA kernel, 1.2-1.8x cuBLAS's FP32 SGEMM on
+//          the H200 (2000^3 and larger). What dla's factorizations use there by default:
 //          solver_fp32_gemm().
 enum class Fp32Gemm { Native, Tf32x3 };
 const char* to_string(Fp32Gemm m);  // "native", "tf32x3"
