@@ -219,8 +219,11 @@ struct Potrf {
   void diag_and_panel(index_t off, index_t jb, index_t r, int* flag, int flag_base) const {
     diag(off, jb, flag, flag_base);
     if (r <= 0) return;
-    constexpr std::size_t smem = detail::potrf_panel_smem_bytes<T>();
-    auto* kernel = &detail::potrf_panel_kernel<T>;
+    const bool narrow = jb <= 128;  // the 128-wide layout: half the shared memory
+    const std::size_t smem = narrow ? detail::potrf_panel_smem_bytes<T, 128>()
+                                    : detail::potrf_panel_smem_bytes<T, detail::kDiagMax>();
+    auto* kernel = narrow ? &detail::potrf_panel_kernel<T, 128>
+                          : &detail::potrf_panel_kernel<T, detail::kDiagMax>;
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     cudaLaunchConfig_t cfg{};

@@ -449,17 +449,20 @@ __global__ void __launch_bounds__(NC)
 // __ldcg (L2): another SM wrote it during this kernel.
 constexpr int kPanelRows = 64, kPanelParts = 4, kPanelThreads = kPanelRows * kPanelParts;
 
-template <class T>
+// For panels of width jb <= NC (NC = 128 or kDiagMax): the 128-wide layout
+// takes 51 KB (float) instead of 103, so under the look-ahead a panel block
+// finds room beside the bulk update's GEMM blocks sooner.
+template <class T, int NC>
 struct PanelSmem {
   static constexpr int kXld = kPanelRows + 1;           // conflict-free part stores
   static constexpr int kLld = 32 + 16 / int(sizeof(T));  // 16-byte aligned rows
-  T Xs[kDiagMax][kXld];  // Xs[c][row] = X(row, c), solved columns
-  T Ls[kDiagMax][kLld];  // Ls[c][j] = L(c0 + j, c) of the current chunk
+  T Xs[NC][kXld];  // Xs[c][row] = X(row, c), solved columns
+  T Ls[NC][kLld];  // Ls[c][j] = L(c0 + j, c) of the current chunk
   T rinv[32];
 };
 
-template <class T>
-constexpr std::size_t potrf_panel_smem_bytes() { return sizeof(PanelSmem<T>); }
+template <class T, int NC>
+constexpr std::size_t potrf_panel_smem_bytes() { return sizeof(PanelSmem<T, NC>); }
 
 __device__ inline void panel_wait(const int* flag, int target) {
   if (threadIdx.x == 0) {
@@ -473,11 +476,11 @@ __device__ inline void panel_wait(const int* flag, int target) {
   __syncthreads();
 }
 
-template <class T>
+template <class T, int NC>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
                        const int* flag, int flag_base) {
-  using Smem = PanelSmem<T>;
+  using Smem = PanelSmem<T, NC>;
   constexpr int kWarpsDiag = diag_threads<T>() / 32;  // flag increments per sub-panel
   extern __shared__ __align__(16) unsigned char panel_smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(panel_smem_raw);
@@ -501,11 +504,25 @@ __global__ void __launch_bounds__(kPanelThreads)
     if (s > 0) {
       panel_wait(flag, flag_base + s * kWarpsDiag);
       // Row block s of L left of the diagonal: 32 x c0, j fastest for lower.
-#pragma unroll 4
-      for (int e = tid; e < 32 * c0; e += kPanelThreads) {
-        int j, c;
-        if (upper) { c = e % c0; j = e / c0; } else { j = e % 32; c = e / 32; }
-        sm.Ls[c][j] = c0 + j < jb ? __ldcg(lel(c0 + j, c)) : T(0);
+      // 4 loads in flight per thread before their shared stores (one L2
+      // round trip per 4 elements, not per element).
+#pragma unroll 1
+      for (int e0 = tid; e0 < 32 * c0; e0 += 4 * kPanelThreads) {
+        T v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int e = e0 + u * kPanelThreads;
+          int j = 0, c = 0;
+          if (upper) { c = e % c0; j = e / c0; } else { j = e % 32; c = e / 32; }
+          v[u] = e < 32 * c0 && c0 + j < jb ? __ldcg(lel(c0 + j, c)) : T(0);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int e = e0 + u * kPanelThreads;
+          int j = 0, c = 0;
+          if (upper) { c = e % c0; j = e / c0; } else { j = e % 32; c = e / 32; }
+          if (e < 32 * c0) sm.Ls[c][j] = v[u];
+        }
       }
       __syncthreads();
 #pragma unroll 4
@@ -519,14 +536,29 @@ __global__ void __launch_bounds__(kPanelThreads)
       }
     }
     panel_wait(flag, flag_base + (s + 1) * kWarpsDiag);
-    // The diagonal block: strictly lower part (as Ls[c0 + i][j], j > i) and 1 / diagonal.
-    for (int e = tid; e < 32 * 32; e += kPanelThreads) {
-      int j, i;
-      if (upper) { i = e % 32; j = e / 32; } else { j = e % 32; i = e / 32; }
-      const bool in = c0 + j < jb && c0 + i < jb && j >= i;
-      const T v = in ? __ldcg(lel(c0 + j, c0 + i)) : T(0);
-      sm.Ls[c0 + i][j] = j > i ? v : T(0);
-      if (i == j) sm.rinv[i] = in ? T(1) / v : T(0);
+    // The diagonal block: strictly lower part (as Ls[c0 + i][j], j > i) and
+    // 1 / diagonal; the 4 loads per thread in flight before the stores (this
+    // is on the critical path: the last chunk runs after the diagonal kernel).
+    {
+      constexpr int kPer = 32 * 32 / kPanelThreads;
+      T v[kPer];
+#pragma unroll
+      for (int u = 0; u < kPer; ++u) {
+        const int e = tid + u * kPanelThreads;
+        int j, i;
+        if (upper) { i = e % 32; j = e / 32; } else { j = e % 32; i = e / 32; }
+        const bool in = c0 + j < jb && c0 + i < jb && j >= i;
+        v[u] = in ? __ldcg(lel(c0 + j, c0 + i)) : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kPer; ++u) {
+        const int e = tid + u * kPanelThreads;
+        int j, i;
+        if (upper) { i = e % 32; j = e / 32; } else { j = e % 32; i = e / 32; }
+        const bool in = c0 + j < jb && c0 + i < jb && j >= i;
+        sm.Ls[c0 + i][j] = j > i ? v[u] : T(0);
+        if (i == j) sm.rinv[i] = in ? T(1) / v[u] : T(0);
+      }
     }
     __syncthreads();
 #pragma unroll
