@@ -41,16 +41,24 @@ index_t potrf_update_depth(index_t n, bool tensor_cores) {
   // With the updates on the tensor cores (spotrf with solver_fp32_gemm() ==
   // Tf32x3, the default on Hopper) deeper pays (session 19, wgmma kernel, ms
   // at depth 3 / 4 / 6): 8192: 6.14 / 6.06 / 6.24; 16384: 31.2 / 29.6 / 28.5.
+  // Between 4096 and 8192 depth 2 (session 20, after the panel kernel's
+  // batched loads; spotrf ms at depth 1 / 2 / 3, tensor cores): 3000: 1.31 /
+  // 1.30 / 1.36; 4096: 2.08 / 1.97 / 1.99; 5000: 2.99 / 2.68 / 2.73; 6144:
+  // 4.26 / 3.67 / 3.68. A group of 2 halves the bulk update's C traffic, and
+  // its k = 256 runs on the wgmma kernel.
   if (tensor_cores) {
     if (n >= 16384) return 6;
     if (n >= 8192) return 4;
+    if (n >= 4096) return 2;
     return 1;
   }
   // spotrf sweep (session 15, nb = 128), ms at depth 1 / 2 / 3 / 4: 4096:
   // 2.19 / 2.19 / - / -; 8192: 7.94 / 7.31 / 7.13 / 7.30; 16384 (nb 256 at
-  // depth 1): 42.8 / 40.1 / 38.8 / 38.5. 4096 is bound by the critical path,
-  // where a deeper bulk update does not help.
+  // depth 1): 42.8 / 40.1 / 38.8 / 38.5. Session 20 (CUDA cores, depth 1 / 2
+  // / 3): 4096: 2.08 / 1.98 / 2.01; 5000: 2.96 / 2.82 / 2.88; 6144: 4.26 /
+  // 3.83 / 3.89.
   if (n >= 8192) return 3;
+  if (n >= 4096) return 2;
   return 1;
 }
 
