@@ -508,20 +508,22 @@ __global__ void __launch_bounds__(kPanelThreads)
       // round trip per 4 elements, not per element).
 #pragma unroll 1
       for (int e0 = tid; e0 < 32 * c0; e0 += 4 * kPanelThreads) {
+        // Element e = e0 + u * threads: L(c0 + j, c), contiguous in A along the warp.
+        auto at = [&](int u, int& j, int& c) {
+          const int e = e0 + u * kPanelThreads;
+          if (upper) { c = e % c0; j = e / c0; } else { j = e % 32; c = e / 32; }
+          return e < 32 * c0;
+        };
         T v[4];
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
-          const int e = e0 + u * kPanelThreads;
-          int j = 0, c = 0;
-          if (upper) { c = e % c0; j = e / c0; } else { j = e % 32; c = e / 32; }
-          v[u] = e < 32 * c0 && c0 + j < jb ? __ldcg(lel(c0 + j, c)) : T(0);
+          int j, c;
+          v[u] = at(u, j, c) && c0 + j < jb ? __ldcg(lel(c0 + j, c)) : T(0);
         }
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
-          const int e = e0 + u * kPanelThreads;
-          int j = 0, c = 0;
-          if (upper) { c = e % c0; j = e / c0; } else { j = e % 32; c = e / 32; }
-          if (e < 32 * c0) sm.Ls[c][j] = v[u];
+          int j, c;
+          if (at(u, j, c)) sm.Ls[c][j] = v[u];
         }
       }
       __syncthreads();
@@ -541,21 +543,22 @@ __global__ void __launch_bounds__(kPanelThreads)
     // is on the critical path: the last chunk runs after the diagonal kernel).
     {
       constexpr int kPer = 32 * 32 / kPanelThreads;
+      // Element u of this thread: L(c0 + j, c0 + i), contiguous in A along the warp.
+      auto at = [&](int u, int& j, int& i) {
+        const int e = tid + u * kPanelThreads;
+        if (upper) { i = e % 32; j = e / 32; } else { j = e % 32; i = e / 32; }
+        return c0 + j < jb && c0 + i < jb && j >= i;  // stored and in the block
+      };
       T v[kPer];
 #pragma unroll
       for (int u = 0; u < kPer; ++u) {
-        const int e = tid + u * kPanelThreads;
         int j, i;
-        if (upper) { i = e % 32; j = e / 32; } else { j = e % 32; i = e / 32; }
-        const bool in = c0 + j < jb && c0 + i < jb && j >= i;
-        v[u] = in ? __ldcg(lel(c0 + j, c0 + i)) : T(0);
+        v[u] = at(u, j, i) ? __ldcg(lel(c0 + j, c0 + i)) : T(0);
       }
 #pragma unroll
       for (int u = 0; u < kPer; ++u) {
-        const int e = tid + u * kPanelThreads;
         int j, i;
-        if (upper) { i = e % 32; j = e / 32; } else { j = e % 32; i = e / 32; }
-        const bool in = c0 + j < jb && c0 + i < jb && j >= i;
+        const bool in = at(u, j, i);
         sm.Ls[c0 + i][j] = j > i ? v[u] : T(0);
         if (i == j) sm.rinv[i] = in ? T(1) / v[u] : T(0);
       }
