@@ -177,6 +177,9 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
 
   // Whole tiles first, then the split tiles slice by slice.
   const int bid = blockIdx.x;
+  // Launched as a programmatic dependent (Tuned::launch): nothing of the
+  // kernel before it is visible until it has finished. (A no-op otherwise.)
+  asm volatile("griddepcontrol.wait;" ::: "memory");
   int tile = bid;
   index_t kbeg = 0, kend = g.k;
   if (bid >= grid.whole) {
@@ -246,9 +249,10 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
     st = st + 1 == STAGES ? 0 : st + 1;
   }
   cp_async_wait<0>();
-  // Split launches: the reduction kernel may start launching now (programmatic
-  // dependent launch); its blocks wait for this grid to finish (griddepcontrol.wait).
-  if (grid.slices > 1) asm volatile("griddepcontrol.launch_dependents;");
+  // The next kernel may start launching once every block is past its main
+  // loop (programmatic dependent launch: the split-K reduction, a solver's
+  // next kernel); its blocks wait for this grid to finish (griddepcontrol.wait).
+  asm volatile("griddepcontrol.launch_dependents;");
 
   if (bid >= grid.whole) {
     // A slice of a split tile: the raw partial tile, every element (the
@@ -403,20 +407,29 @@ void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::launch(stream_t 
     throw InvalidArgument("sgemm: split-K grid of " + std::to_string(blocks) + " blocks");
   prepare(which);
   const TunedKernel kernel = kernels_of<Tuned>()[which];
-  kernel<<<unsigned(blocks), NT, kSmemBytes, s>>>(g, grid);
+  // Both kernels are launched as programmatic dependents of the kernel before
+  // them on s, and wait for it (griddepcontrol.wait) before touching memory:
+  // the same order as a plain launch, with the launch itself overlapping the
+  // previous kernel's tail where that kernel allows it (the factorizations'
+  // panel kernels do). DLA_GEMM_NO_PDL=1: plain launches (A/B runs).
+  static const bool pdl = std::getenv("DLA_GEMM_NO_PDL") == nullptr;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(blocks));
+  cfg.blockDim = dim3(NT);
+  cfg.dynamicSmemBytes = kSmemBytes;
+  cfg.stream = s;
+  cfg.attrs = &attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, g, grid));
   DLA_CUDA_CHECK_LAUNCH();
   if (grid.slices > 1) {
     constexpr int kReduceBlocks = BM * BN / (4 * kReduceThreads);
-    cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(unsigned(grid.split_tiles * kReduceBlocks));
     cfg.blockDim = dim3(kReduceThreads);
-    cfg.stream = s;
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = &attr;
-    static const bool pdl = std::getenv("DLA_GEMM_NO_PDL") == nullptr;  // A/B runs
-    cfg.numAttrs = pdl ? 1 : 0;
+    cfg.dynamicSmemBytes = 0;
     DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, splitk_reduce_kernel<BM, BN, kGroup>, g, grid));
     DLA_CUDA_CHECK_LAUNCH();
   }

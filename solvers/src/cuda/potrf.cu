@@ -90,6 +90,14 @@ bool diag_tiles_enabled() {
   return v;
 }
 
+// DLA_POTRF_PDL=0 launches the float tile kernel for diagonal blocks plainly
+// instead of as a programmatic dependent of the kernel before it (A/B runs;
+// DLA_GEMM_NO_PDL=1 does the same for the update GEMMs).
+bool diag_pdl_enabled() {
+  static const bool v = env_switch("DLA_POTRF_PDL");
+  return v;
+}
+
 // DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
 // below and prints one line per block column to stderr after the call
 // (synchronizing; diagnostic runs only). Times in us from the call's start:
@@ -173,17 +181,30 @@ struct Potrf {
   void diag(index_t off, index_t k, int* flag = nullptr, int flag_base = 0) const {
     if constexpr (std::is_same_v<T, float>) {
       if (k <= 128 && diag_rows_enabled() && diag_tiles_enabled()) {
-        if (k <= 64) {
-          auto* kernel = upper ? &detail::potrf_diag_tiles_kernel<T, 64, true>
-                               : &detail::potrf_diag_tiles_kernel<T, 64, false>;
-          kernel<<<1, detail::DiagTiles<64>::kThreads, 0, s>>>(at(off, off), lda, int(k), info,
-                                                               off, flag, flag_base);
-        } else {
-          auto* kernel = upper ? &detail::potrf_diag_tiles_kernel<T, 128, true>
-                               : &detail::potrf_diag_tiles_kernel<T, 128, false>;
-          kernel<<<1, detail::DiagTiles<128>::kThreads, 0, s>>>(at(off, off), lda, int(k), info,
-                                                                off, flag, flag_base);
-        }
+        // A programmatic dependent of the kernel before it (the next block
+        // column's update): launched while that kernel ends, it waits for it
+        // (griddepcontrol.wait) before reading the block.
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(1);
+        cfg.stream = reinterpret_cast<cudaStream_t>(s);
+        cudaLaunchAttribute attr{};
+        attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr.val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = &attr;
+        cfg.numAttrs = diag_pdl_enabled() ? 1 : 0;
+        auto launch = [&](auto* kernel, unsigned threads) {
+          cfg.blockDim = dim3(threads);
+          DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, at(off, off), lda, int(k), info, off,
+                                            flag, flag_base));
+        };
+        if (k <= 64)
+          launch(upper ? &detail::potrf_diag_tiles_kernel<T, 64, true>
+                       : &detail::potrf_diag_tiles_kernel<T, 64, false>,
+                 detail::DiagTiles<64>::kThreads);
+        else
+          launch(upper ? &detail::potrf_diag_tiles_kernel<T, 128, true>
+                       : &detail::potrf_diag_tiles_kernel<T, 128, false>,
+                 detail::DiagTiles<128>::kThreads);
         DLA_CUDA_CHECK_LAUNCH();
         return;
       }

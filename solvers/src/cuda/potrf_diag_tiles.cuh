@@ -86,6 +86,10 @@ __global__ void __launch_bounds__(DiagTiles<NC>::kThreads, 1)
   __shared__ __align__(16) T Lcol[2][kS][NC];  // Lcol[tc & 1][q][i] = L(i, 4 tc + q)
   __shared__ __align__(16) T rinv[2][kS];      // 1 / L(4 tc + q, 4 tc + q)
   __shared__ int fail;                         // failed column + 1, or 0
+  // Launched as a programmatic dependent of the kernel before it (potrf.cu):
+  // wait until that kernel has finished (a no-op after a plain launch), then
+  // let the fused panel kernel launch.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;");
   const int tid = threadIdx.x;
   const int lead = G::kThreads - 32;  // lane 0 of the last warp: runs every phase

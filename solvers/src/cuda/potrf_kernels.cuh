@@ -538,6 +538,10 @@ __global__ void __launch_bounds__(kPanelThreads)
       }
     }
     panel_wait(flag, flag_base + (s + 1) * kWarpsDiag);
+    // The last chunk: the next kernel on the stream (the next block column's
+    // update, a programmatic dependent that waits for this grid to finish)
+    // may launch now and so be resident when this kernel ends.
+    if (s == nchunks - 1) asm volatile("griddepcontrol.launch_dependents;");
     // The diagonal block: strictly lower part (as Ls[c0 + i][j], j > i) and
     // 1 / diagonal; the 4 loads per thread in flight before the stores (this
     // is on the critical path: the last chunk runs after the diagonal kernel).
