@@ -28,6 +28,7 @@
 #include <mutex>
 #include <string>
 
+#include "dla/core/cuda_launch.hpp"
 #include "dla/core/error.hpp"
 
 #include "gemm_kernels.cuh"
@@ -413,25 +414,12 @@ void Tuned<WARPS_M, WARPS_N, TR, TC, TM, TN, BK, STAGES, MINB>::launch(stream_t 
   // previous kernel's tail where that kernel allows it (the factorizations'
   // panel kernels do). DLA_GEMM_NO_PDL=1: plain launches (A/B runs).
   static const bool pdl = std::getenv("DLA_GEMM_NO_PDL") == nullptr;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(blocks));
-  cfg.blockDim = dim3(NT);
-  cfg.dynamicSmemBytes = kSmemBytes;
-  cfg.stream = s;
-  cfg.attrs = &attr;
-  cfg.numAttrs = pdl ? 1 : 0;
-  DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, g, grid));
-  DLA_CUDA_CHECK_LAUNCH();
+  dla::detail::KernelLaunch launch(s, dim3(unsigned(blocks)), dim3(NT), kSmemBytes, pdl);
+  launch(kernel, g, grid);
   if (grid.slices > 1) {
     constexpr int kReduceBlocks = BM * BN / (4 * kReduceThreads);
-    cfg.gridDim = dim3(unsigned(grid.split_tiles * kReduceBlocks));
-    cfg.blockDim = dim3(kReduceThreads);
-    cfg.dynamicSmemBytes = 0;
-    DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, splitk_reduce_kernel<BM, BN, kGroup>, g, grid));
-    DLA_CUDA_CHECK_LAUNCH();
+    launch.shape(dim3(unsigned(grid.split_tiles * kReduceBlocks)), dim3(kReduceThreads), 0);
+    launch(splitk_reduce_kernel<BM, BN, kGroup>, g, grid);
   }
 }
 

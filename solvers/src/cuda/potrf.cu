@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "dla/core/cuda_check.hpp"
+#include "dla/core/cuda_launch.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
 #include "dla/solvers/cholesky_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
@@ -184,28 +185,16 @@ struct Potrf {
         // A programmatic dependent of the kernel before it (the next block
         // column's update): launched while that kernel ends, it waits for it
         // (griddepcontrol.wait) before reading the block.
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3(1);
-        cfg.stream = reinterpret_cast<cudaStream_t>(s);
-        cudaLaunchAttribute attr{};
-        attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr.val.programmaticStreamSerializationAllowed = 1;
-        cfg.attrs = &attr;
-        cfg.numAttrs = diag_pdl_enabled() ? 1 : 0;
-        auto launch = [&](auto* kernel, unsigned threads) {
-          cfg.blockDim = dim3(threads);
-          DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, at(off, off), lda, int(k), info, off,
-                                            flag, flag_base));
-        };
-        if (k <= 64)
-          launch(upper ? &detail::potrf_diag_tiles_kernel<T, 64, true>
-                       : &detail::potrf_diag_tiles_kernel<T, 64, false>,
-                 detail::DiagTiles<64>::kThreads);
-        else
-          launch(upper ? &detail::potrf_diag_tiles_kernel<T, 128, true>
-                       : &detail::potrf_diag_tiles_kernel<T, 128, false>,
-                 detail::DiagTiles<128>::kThreads);
-        DLA_CUDA_CHECK_LAUNCH();
+        const bool small = k <= 64;
+        auto* kernel = small ? (upper ? &detail::potrf_diag_tiles_kernel<T, 64, true>
+                                      : &detail::potrf_diag_tiles_kernel<T, 64, false>)
+                             : (upper ? &detail::potrf_diag_tiles_kernel<T, 128, true>
+                                      : &detail::potrf_diag_tiles_kernel<T, 128, false>);
+        const unsigned threads = small ? detail::DiagTiles<64>::kThreads
+                                       : detail::DiagTiles<128>::kThreads;
+        const dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s), dim3(1),
+                                               dim3(threads), 0, diag_pdl_enabled());
+        launch(kernel, at(off, off), lda, int(k), info, off, flag, flag_base);
         return;
       }
     }
@@ -247,21 +236,14 @@ struct Potrf {
                           : &detail::potrf_panel_kernel<T, detail::kDiagMax>;
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(unsigned((r + detail::kPanelRows - 1) / detail::kPanelRows));
-    cfg.blockDim = dim3(detail::kPanelThreads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = reinterpret_cast<cudaStream_t>(s);
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    // A programmatic dependent of the diagonal kernel (see above).
+    const dla::detail::KernelLaunch launch(
+        reinterpret_cast<cudaStream_t>(s),
+        dim3(unsigned((r + detail::kPanelRows - 1) / detail::kPanelRows)),
+        dim3(detail::kPanelThreads), smem, true);
     const T* L11 = at(off, off);
     T* P = upper ? at(off, off + jb) : at(off + jb, off);
-    DLA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, L11, P, lda, int(jb), r, upper,
-                                      static_cast<const int*>(flag), flag_base));
-    DLA_CUDA_CHECK_LAUNCH();
+    launch(kernel, L11, P, lda, int(jb), r, upper, static_cast<const int*>(flag), flag_base);
   }
 
   // L21 = A21 L11^-T for the rows off+jb .. off+n of block column `off`.
