@@ -36,3 +36,11 @@ dla_cholesky_variant(row_diag_kernel
 # H200 both modes stay covered.
 add_test(NAME cholesky_test.native_gemm COMMAND cholesky_test --gtest_filter=CholeskyDevice.*)
 set_tests_properties(cholesky_test.native_gemm PROPERTIES ENVIRONMENT DLA_FP32_GEMM=native TIMEOUT 900)
+
+# The bulk update confined to 16 SMs for every group (DLA_POTRF_SIDE_SMS;
+# the default rule, potrf_side_sms, uses a green-context partition only where
+# it pays): the critical stream then runs far ahead of a slow bulk update, so
+# a missing ordering between the two shows up as a wrong factor.
+dla_cholesky_variant(side_16_sms
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_SIDE_SMS=16)

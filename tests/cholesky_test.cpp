@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -163,6 +164,27 @@ TEST(CholeskyHost, BadInput) {
   const auto c = dla::cholesky_factor<double>(ctx, random_spd(6, 4));
   EXPECT_THROW(dla::cholesky_solve<double>(ctx, c, dla::Matrix<double>(5, 2)),
                dla::DimensionMismatch);
+}
+
+// The look-ahead's SM share for its bulk update (potrf_blocking.cpp): a
+// partition in the driver's 8-SM steps that leaves the critical path a
+// quarter of the SMs where that was measured to pay, all SMs elsewhere.
+TEST(CholeskyHost, SideSmsRule) {
+  if (std::getenv("DLA_POTRF_SIDE_SMS")) GTEST_SKIP() << "DLA_POTRF_SIDE_SMS overrides the rule";
+  for (bool tc : {true, false})
+    for (index_t n : {index_t(300), index_t(2048), index_t(4096), index_t(5000)}) {
+      const index_t s = dla::cuda::potrf_side_sms(n, tc, 132);
+      EXPECT_EQ(s, 96) << "n=" << n << " tensor cores " << tc;
+    }
+  EXPECT_EQ(dla::cuda::potrf_side_sms(6144, true, 132), 96);
+  EXPECT_EQ(dla::cuda::potrf_side_sms(6144, false, 132), 0);
+  EXPECT_EQ(dla::cuda::potrf_side_sms(8192, true, 132), 0);
+  EXPECT_EQ(dla::cuda::potrf_side_sms(16384, true, 132), 0);
+  EXPECT_EQ(dla::cuda::potrf_side_sms(4096, true, 16), 0);  // too few SMs to split
+  const index_t s = dla::cuda::potrf_side_sms(4096, true, 78);
+  EXPECT_EQ(s % 8, 0);
+  EXPECT_GT(s, 0);
+  EXPECT_LT(s, 78);
 }
 
 // ---- GPU -------------------------------------------------------------------

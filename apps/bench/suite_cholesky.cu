@@ -167,9 +167,16 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   const index_t depth =
       cuda::potrf_update_depth(n, std::is_same_v<T, float> && math == cuda::Fp32Gemm::Tf32x3);
   const index_t kup = std::min(nb * depth, n);  // k of the bulk trailing updates
+  int dev = 0, sms = 0;
+  DLA_CUDA_CHECK(cudaGetDevice(&dev));
+  DLA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const index_t side = cuda::potrf_side_sms(
+      n, std::is_same_v<T, float> && math == cuda::Fp32Gemm::Tf32x3, sms);
+  char sides[32] = "all";  // SMs of the look-ahead's bulk update
+  if (side > 0) std::snprintf(sides, sizeof sides, "%lld", (long long)side);
   char note[512];
-  std::snprintf(note, sizeof note, "nb=%lld depth=%lld info=%d; cusolver error %.2g", (long long)nb,
-                (long long)depth, hinfo, vendor_err);
+  std::snprintf(note, sizeof note, "nb=%lld depth=%lld side_sms=%s info=%d; cusolver error %.2g",
+                (long long)nb, (long long)depth, sides, hinfo, vendor_err);
   row.note = note;
   if constexpr (std::is_same_v<T, float>) {
     // Our SGEMM at the typical bulk-update shape (n/2 x n/2 x depth nb, NT).
@@ -181,9 +188,9 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     });
     const double g_rate = tflops(2.0 * m * m * kup, t_g);
     std::snprintf(note, sizeof note,
-                  "nb=%lld depth=%lld info=%d; cusolver error %.2g; sgemm(%s) NT %lldx%lldx%lld "
-                  "%.1f TFLOP/s, potrf = %.0f%% of it",
-                  (long long)nb, (long long)depth, hinfo, vendor_err, cuda::to_string(math),
+                  "nb=%lld depth=%lld side_sms=%s info=%d; cusolver error %.2g; sgemm(%s) NT "
+                  "%lldx%lldx%lld %.1f TFLOP/s, potrf = %.0f%% of it",
+                  (long long)nb, (long long)depth, sides, hinfo, vendor_err, cuda::to_string(math),
                   (long long)m, (long long)m, (long long)kup, g_rate, 100.0 * row.rate / g_rate);
     row.note = note;
     if (with_split) {

@@ -62,4 +62,19 @@ index_t potrf_update_depth(index_t n, bool tensor_cores) {
   return 1;
 }
 
+index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count) {
+  static const index_t env = env_index("DLA_POTRF_SIDE_SMS", 1, 100000);
+  if (env) return env >= sm_count ? 0 : env;
+  // Session 21, H200 (132 SMs), spotrf ms with the bulk update on all SMs /
+  // on 96 (a green-context partition), same run, tensor cores: 2048: 0.759 /
+  // 0.732; 3000: 1.295 / 1.216; 4096: 1.931 / 1.753; 5000: 2.641 / 2.446;
+  // 6144: 3.600 / 3.456; 8192: 5.737 / 5.730. CUDA cores: 3000: 1.273 /
+  // 1.208; 4096: 1.886 / 1.810; 6144: 3.712 / 3.731; 8192: 6.603 / 7.038.
+  // 80 SMs was as good at 4096 and worse from 5000; a per-group share sized
+  // to each group's update was worse everywhere (docs/cholesky.md).
+  const index_t limit = tensor_cores ? 8192 : 6144;
+  if (n >= limit || sm_count < 32) return 0;
+  return sm_count * 3 / 4 / 8 * 8;  // 96 of 132: the driver's granularity is 8 SMs
+}
+
 }  // namespace dla::cuda

@@ -31,6 +31,7 @@
 #include "internal_blas.cuh"
 #include "potrf_diag_tiles.cuh"
 #include "potrf_kernels.cuh"
+#include "sm_partition.cuh"
 
 namespace dla::cuda {
 namespace {
@@ -40,11 +41,14 @@ namespace {
 // factorization). Per thread, so concurrent callers never share events.
 // `crit` (highest priority) runs the critical path (diagonal blocks, panels,
 // next block column), `side` (default priority) the bulk of the update, so
-// the critical kernels get SMs as soon as update blocks retire.
+// the critical kernels get SMs as soon as update blocks retire. Where
+// potrf_side_sms says so, the bulk update runs instead on a stream confined
+// to part of the SMs (sm_partition.cuh), so they need not wait at all.
 struct LookaheadResources {
   cudaStream_t crit = nullptr, side = nullptr;
   cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr;
   int* flag = nullptr;  // progress word of the diagonal kernel for the fused panel (crit only)
+  int sm_count = 0;
 };
 
 const LookaheadResources& lookahead_resources() {
@@ -57,6 +61,7 @@ const LookaheadResources& lookahead_resources() {
     DLA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     DLA_CUDA_CHECK(cudaStreamCreateWithPriority(&r.crit, cudaStreamNonBlocking, greatest));
     DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
+    DLA_CUDA_CHECK(cudaDeviceGetAttribute(&r.sm_count, cudaDevAttrMultiProcessorCount, dev));
     for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done})
       DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     DLA_CUDA_CHECK(cudaMalloc(&r.flag, sizeof(int)));
@@ -276,10 +281,15 @@ struct Potrf {
   // d = 1 is the classic depth-1 look-ahead. Both streams start after the
   // work queued on s and s waits for both at the end, so the call is one
   // stream-ordered operation on s.
-  void factor_lookahead(index_t n, index_t nb, index_t depth) const {
+  void factor_lookahead(index_t n, index_t nb, index_t depth, bool tensor_cores) const {
     const LookaheadResources& res = lookahead_resources();
     const cudaStream_t caller = reinterpret_cast<cudaStream_t>(s);
-    const cudaStream_t crit = res.crit, side = res.side;
+    const cudaStream_t crit = res.crit;
+    // The bulk update on a part of the SMs where potrf_side_sms says so, so
+    // that the critical kernels find SMs free of update blocks.
+    const index_t side_sms = potrf_side_sms(n, tensor_cores, res.sm_count);
+    cudaStream_t side = side_sms > 0 ? detail::sm_partition_stream(int(side_sms)) : nullptr;
+    if (side == nullptr) side = res.side;  // all SMs, or no green contexts here
     const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info};
     const Potrf<T> on_side{reinterpret_cast<stream_t>(side), upper, A, lda, info};
     DLA_CUDA_CHECK(cudaEventRecord(res.start, caller));
@@ -364,11 +374,12 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
   const index_t nb = potrf_block_size(n);
   // n <= kDiagMax: the whole matrix is one diagonal block, one launch
   // (factor's first line), whatever nb says.
-  if (n > 2 * nb && n > detail::kDiagMax && lookahead_enabled())
-    p.factor_lookahead(n, nb, potrf_update_depth(n, std::is_same_v<T, float> &&
-                                                         solver_fp32_gemm() == Fp32Gemm::Tf32x3));
-  else
+  if (n <= 2 * nb || n <= detail::kDiagMax || !lookahead_enabled()) {
     p.factor(0, n, nb);
+    return 0;
+  }
+  const bool tensor_cores = std::is_same_v<T, float> && solver_fp32_gemm() == Fp32Gemm::Tf32x3;
+  p.factor_lookahead(n, nb, potrf_update_depth(n, tensor_cores), tensor_cores);
   return 0;
 }
 

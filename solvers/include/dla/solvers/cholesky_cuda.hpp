@@ -31,6 +31,11 @@ index_t potrf_block_size(index_t n);
 // mode (tensor_cores = solver_fp32_gemm() == Fp32Gemm::Tf32x3, gemm_cuda.hpp),
 // dpotrf's on the CUDA cores (false).
 index_t potrf_update_depth(index_t n, bool tensor_cores);
+// How many SMs the look-ahead's bulk trailing update may use, on a device of
+// sm_count SMs (0: all; DLA_POTRF_SIDE_SMS overrides). The others stay free
+// for the critical path (diagonal blocks, panels, next block columns), which
+// otherwise waits for update blocks to retire. tensor_cores as above.
+index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count);
 
 int spotrf(stream_t stream, Uplo uplo, index_t n, float* A, index_t lda, int* info,
            void* workspace);
