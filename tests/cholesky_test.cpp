@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dla/core/config.hpp"
@@ -377,6 +378,38 @@ TEST(CholeskyDevice, NaNFailsAtItsPivot) {
     EXPECT_EQ(nan_info<double>(300, u, 63, 0), 64);   // last pivot of a leaf
     EXPECT_EQ(nan_info<double>(1100, u, 1099, 1099), 1100);
   }
+}
+
+// A subnormal pivot is positive: the factorization goes on (info 0) with
+// L(p, p) = sqrt(pivot). Diagonal matrices, so that pivot reaches the
+// diagonal kernel unchanged; the float tile kernel's fast rsqrt flushes
+// subnormals and must not be used for it. The 1 x 1 block, a 64 and a 128
+// block, and a block column of the look-ahead.
+TEST(CholeskyDevice, SubnormalPivot) {
+  DLA_REQUIRE_GPU();
+  const float tiny = 1e-39f;  // subnormal in float
+  ASSERT_LT(tiny, std::numeric_limits<float>::min());
+  ASSERT_GT(tiny, 0.0f);
+  for (Uplo u : {Uplo::Lower, Uplo::Upper})
+    for (auto [n, p] : {std::pair<index_t, index_t>{1, 0}, {60, 37}, {128, 127}, {1500, 700}}) {
+      std::vector<float> h(std::size_t(n * n), 0.0f);
+      for (index_t i = 0; i < n; ++i) h[std::size_t(i + i * n)] = 4.0f;
+      h[std::size_t(p + p * n)] = tiny;
+      dla::Context ctx(dla::Backend::Cuda);
+      dla::DeviceBuffer<float> d(index_t(h.size()));
+      dla::DeviceBuffer<int> info(1);
+      d.upload(h.data(), index_t(h.size()), ctx.stream());
+      ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), u, n, d.data(), n, info.data(), nullptr), 0);
+      int hinfo = -7;
+      info.download(&hinfo, 1, ctx.stream());
+      d.download(h.data(), index_t(h.size()), ctx.stream());
+      ctx.synchronize();
+      EXPECT_EQ(hinfo, 0) << "n=" << n;
+      const float want = std::sqrt(tiny);
+      EXPECT_NEAR(h[std::size_t(p + p * n)], want, 4e-7f * want) << "n=" << n << " p=" << p;
+      for (index_t i = 0; i < n; ++i)
+        if (i != p) EXPECT_EQ(h[std::size_t(i + i * n)], 2.0f) << "n=" << n << " i=" << i;
+    }
 }
 
 // The single-launch diagonal block (n = 256) at the low level: info, untouched
