@@ -46,9 +46,13 @@ index_t potrf_update_depth(index_t n, bool tensor_cores) {
   // 1.30 / 1.36; 4096: 2.08 / 1.97 / 1.99; 5000: 2.99 / 2.68 / 2.73; 6144:
   // 4.26 / 3.67 / 3.68. A group of 2 halves the bulk update's C traffic, and
   // its k = 256 runs on the wgmma kernel.
+  // From 6144 depth 3 (session 22, with the bulk update on 96 SMs): 6144:
+  // 3.380 against 3.462 ms at depth 2 (session 21: 3.397 / 3.487); 5000:
+  // 2.481 / 2.436, so not below.
   if (tensor_cores) {
     if (n >= 16384) return 6;
     if (n >= 8192) return 4;
+    if (n >= 6144) return 3;
     if (n >= 4096) return 2;
     return 1;
   }
