@@ -43,6 +43,10 @@ std::string sgemm_auto_choice(index_t, index_t, index_t) {
 std::string sgemm_auto_choice(Op, Op, index_t, index_t, index_t, index_t, index_t, Fp32Gemm) {
   not_compiled("dla::cuda::sgemm_auto_choice");
 }
+std::string sgemmt_auto_choice(Uplo, Op, Op, index_t, index_t, index_t, index_t, index_t,
+                               Fp32Gemm) {
+  not_compiled("dla::cuda::sgemmt_auto_choice");
+}
 int sgemm_variant(const std::string&, stream_t, Op, Op, index_t, index_t, index_t, float,
                   const float*, index_t, const float*, index_t, float, float*, index_t) {
   not_compiled("dla::cuda::sgemm_variant");

@@ -365,11 +365,10 @@ std::string sgemm_auto_choice(index_t m, index_t n, index_t k) {
   return sgemm_auto_choice(Op::N, Op::N, m, n, k, m, k);
 }
 
-std::string sgemm_auto_choice(Op opA, Op opB, index_t m, index_t n, index_t k, index_t lda,
-                              index_t ldb, Fp32Gemm math) {
-  // Pointers as cudaMalloc returns them (aligned); only the leading dimensions matter.
-  alignas(16) static float dummy[4];
-  const auto g = make_args<float>(opA, opB, m, n, k, 1.f, dummy, lda, dummy, ldb, 0.f, dummy, m);
+namespace {
+
+// The name of the plan for g (sgemm_auto_choice, sgemmt_auto_choice).
+std::string plan_name(const detail::GemmArgs<float>& g, Fp32Gemm math) {
   const detail::AutoPlan p = detail::plan_auto(g, math);
   std::string r = p.tc != nullptr ? p.tc->name : p.config->name;
   if (p.split.slices > 1)
@@ -378,6 +377,25 @@ std::string sgemm_auto_choice(Op opA, Op opB, index_t m, index_t n, index_t k, i
   if (p.pack_a) r += " pack_a";
   if (p.pack_b) r += " pack_b";
   return r;
+}
+
+// Pointers as cudaMalloc returns them (aligned); only the leading dimensions matter.
+alignas(16) float dummy_operand[4];
+
+}  // namespace
+
+std::string sgemm_auto_choice(Op opA, Op opB, index_t m, index_t n, index_t k, index_t lda,
+                              index_t ldb, Fp32Gemm math) {
+  float* d = dummy_operand;
+  return plan_name(make_args<float>(opA, opB, m, n, k, 1.f, d, lda, d, ldb, 0.f, d, m), math);
+}
+
+std::string sgemmt_auto_choice(Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
+                               index_t lda, index_t ldb, Fp32Gemm math) {
+  float* d = dummy_operand;
+  auto g = make_args<float>(opA, opB, m, n, k, 1.f, d, lda, d, ldb, 0.f, d, m);
+  g.tri = uplo == Uplo::Upper ? detail::kTriUpper : detail::kTriLower;
+  return plan_name(g, math);
 }
 
 int sgemm_variant(const std::string& variant, stream_t s, Op opA, Op opB, index_t m, index_t n,

@@ -143,5 +143,9 @@ int sgemm_variant(const std::string& variant, stream_t stream, Op opA, Op opB, i
 std::string sgemm_auto_choice(index_t m, index_t n, index_t k);
 std::string sgemm_auto_choice(Op opA, Op opB, index_t m, index_t n, index_t k, index_t lda,
                               index_t ldb, Fp32Gemm math = Fp32Gemm::Native);
+// The same for sgemmt (and ssyrk): the kernel that updates the `uplo`
+// triangle of the m x n product.
+std::string sgemmt_auto_choice(Uplo uplo, Op opA, Op opB, index_t m, index_t n, index_t k,
+                               index_t lda, index_t ldb, Fp32Gemm math = Fp32Gemm::Native);
 
 }  // namespace dla::cuda
