@@ -330,8 +330,13 @@ void low_level_case(index_t n, index_t fail_k, Uplo uplo) {
 TEST(CholeskyDevice, LowLevelInfoAndUntouchedTriangle) {
   DLA_REQUIRE_GPU();
   for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
-    for (index_t n : {index_t(1), index_t(65), index_t(300), index_t(1500)})
+    // lda = n + 3: 1501 and 2045 give lda % 4 == 0, where the look-ahead's
+    // critical-path updates run potrf_update_kernel on partial vectors and
+    // tiles (the other orders take the triangular GEMM).
+    for (index_t n : {index_t(1), index_t(65), index_t(300), index_t(1500), index_t(1501),
+                      index_t(2045)})
       low_level_case<float>(n, -1, u);
+    low_level_case<float>(2045, 1300, u);
     low_level_case<float>(1500, 777, u);
     low_level_case<float>(1500, 0, u);
     low_level_case<double>(700, -1, u);

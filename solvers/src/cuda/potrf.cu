@@ -11,13 +11,17 @@
 //                                     potrf_panel_kernel while the diagonal
 //                                     kernel runs (fused panel), else strsm
 //     trailing update                A22 -= L21 L21^T, only the stored triangle:
-//                                     one triangular GEMM launch (sgemmt/dgemmt)
+//                                     one triangular GEMM launch (sgemmt/dgemmt);
+//                                     in the look-ahead the critical stream's
+//                                     part (float, lower) is one launch of
+//                                     potrf_update_kernel, built for latency
 // The upper case runs the same steps on the transpose (U = L^T).
 // No host round trips: the first failing minor is written to the device `info`
 // and every later diagonal kernel sees it and does nothing.
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -31,6 +35,7 @@
 #include "internal_blas.cuh"
 #include "potrf_diag_tiles.cuh"
 #include "potrf_kernels.cuh"
+#include "potrf_update.cuh"
 #include "sm_partition.cuh"
 
 namespace dla::cuda {
@@ -101,6 +106,13 @@ bool diag_tiles_enabled() {
 // DLA_GEMM_NO_PDL=1 does the same for the update GEMMs).
 bool diag_pdl_enabled() {
   static const bool v = env_switch("DLA_POTRF_PDL");
+  return v;
+}
+
+// DLA_POTRF_CRIT_UPDATE=0 runs the look-ahead's critical-path updates on
+// the triangular GEMM instead of potrf_update_kernel (A/B runs).
+bool crit_update_enabled() {
+  static const bool v = env_switch("DLA_POTRF_CRIT_UPDATE");
   return v;
 }
 
@@ -180,6 +192,32 @@ struct Potrf {
     else
       detail::gemmt<T>(s, Uplo::Upper, Op::T, Op::N, cols, r, kk, T(-1), at(p0, c0), lda,
                        at(p0, c0), lda, T(1), at(c0, c0), lda);
+  }
+
+  // syrk(c0, r, p0, kk, cols) on the critical path: potrf_update_kernel
+  // (potrf_update.cuh) where its contract holds (float, lower, lda % 4 == 0,
+  // 16-byte aligned blocks, kk <= 384), else syrk.
+  void crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols) const {
+    if constexpr (std::is_same_v<T, float>) {
+      using U = detail::CritUpdate;
+      const float* P = at(c0, p0);
+      float* C = at(c0, c0);
+      const auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+      if (!upper && crit_update_enabled() && r > 0 && kk > 0 && kk <= U::kMaxK && cols <= r &&
+          lda % 4 == 0 && aligned(P) && aligned(C)) {
+        const std::size_t smem = U::smem_bytes(int(kk));
+        DLA_CUDA_CHECK(cudaFuncSetAttribute(&detail::potrf_update_kernel,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        // A programmatic dependent of the panel kernel, like the GEMM it replaces.
+        const dla::detail::KernelLaunch launch(
+            reinterpret_cast<cudaStream_t>(s),
+            dim3(unsigned((cols + U::kTile - 1) / U::kTile), unsigned((r + U::kTile - 1) / U::kTile)),
+            dim3(U::kThreads), smem, true);
+        launch(&detail::potrf_update_kernel, P, C, lda, int(r), int(cols), int(kk));
+        return;
+      }
+    }
+    syrk(c0, r, p0, kk, cols);
   }
 
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
@@ -315,7 +353,7 @@ struct Potrf {
       if (r == 0) break;
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
       if ((step + 1) % depth != 0) {
-        c.syrk(c0, r, gs, kk, std::min(nb, r));  // block column b+1 only
+        c.crit_syrk(c0, r, gs, kk, std::min(nb, r));  // block column b+1 only
         trace.mark(step, LookaheadTrace::kUpdated, crit);
         continue;
       }
@@ -323,7 +361,7 @@ struct Potrf {
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(previous group)
       trace.mark(step, LookaheadTrace::kWaited, crit);
       const index_t wcol = std::min(depth * nb, r);
-      c.syrk(c0, r, gs, kk, wcol);  // the next group's block columns (a trapezoid)
+      c.crit_syrk(c0, r, gs, kk, wcol);  // the next group's block columns (a trapezoid)
       trace.mark(step, LookaheadTrace::kUpdated, crit);
       if (r > wcol) {
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));
