@@ -196,22 +196,23 @@ struct Potrf {
 
   // syrk(c0, r, p0, kk, cols) on the critical path: potrf_update_kernel
   // (potrf_update.cuh) where its contract holds (float, lower, lda % 4 == 0,
-  // 16-byte aligned blocks, kk <= 384), else syrk.
+  // 16-byte aligned blocks, kk <= 384) and the update is small, else syrk.
   void crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols) const {
     if constexpr (std::is_same_v<T, float>) {
       using U = detail::CritUpdate;
       const float* P = at(c0, p0);
       float* C = at(c0, c0);
       const auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+      const index_t mt = (r + U::kTile - 1) / U::kTile, nt = (cols + U::kTile - 1) / U::kTile;
       if (!upper && crit_update_enabled() && r > 0 && kk > 0 && kk <= U::kMaxK && cols <= r &&
-          lda % 4 == 0 && aligned(P) && aligned(C)) {
+          lda % 4 == 0 && aligned(P) && aligned(C) && mt * nt <= U::kMaxTiles) {
         const std::size_t smem = U::smem_bytes(int(kk));
         DLA_CUDA_CHECK(cudaFuncSetAttribute(&detail::potrf_update_kernel,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
         // A programmatic dependent of the panel kernel, like the GEMM it replaces.
         const dla::detail::KernelLaunch launch(
             reinterpret_cast<cudaStream_t>(s),
-            dim3(unsigned((cols + U::kTile - 1) / U::kTile), unsigned((r + U::kTile - 1) / U::kTile)),
+            dim3(unsigned(nt), unsigned(mt)),
             dim3(U::kThreads), smem, true);
         launch(&detail::potrf_update_kernel, P, C, lda, int(r), int(cols), int(kk));
         return;
