@@ -1,7 +1,7 @@
 #pragma once
 // Pieces shared by the tiled GEMM kernel families (gemm_tuned.cu: FP32 on the
 // CUDA cores; gemm_tf32x3.cu and gemm_tf32x3_wgmma.cu: FP32 emulated on the
-// tensor cores): cp.async wrappers, the TF32 operand split, the cp.async copy
+// tensor cores): the TF32 operand split, the cp.async copy
 // of an operand tile into shared memory (TcOperand), the mapping from a block
 // index to its output tile (rasterized for L2 reuse, or only the tiles that
 // meet a triangle), and the host side of a launch (its tile count, the
@@ -10,27 +10,11 @@
 #include <mutex>
 #include <string>
 
+#include "dla/core/cuda_cp_async.cuh"
 #include "dla/core/error.hpp"
 #include "gemm_kernels.cuh"
 
 namespace dla::cuda::detail {
-
-// 16-byte copy of which only the first `bytes` (0, 4, 8, 12 or 16) are read;
-// the rest of the 16 shared bytes are zero-filled.
-__device__ __forceinline__ void cp_async16n(float* smem, const float* gmem, int bytes) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
-}
-__device__ __forceinline__ void cp_async4(float* smem, const float* gmem, bool pred) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int n = pred ? 4 : 0;  // 0: zero-fill, nothing read
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(n));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 
 // x = hi + lo + r, hi and lo TF32 (their low 13 bits zero), |r| <= 2^-22 |x|
 // (the operand split of the 3xTF32 kernels).

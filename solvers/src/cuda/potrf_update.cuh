@@ -33,6 +33,7 @@
 
 #include <cstddef>
 
+#include "dla/core/cuda_cp_async.cuh"
 #include "dla/core/types.hpp"
 
 namespace dla::cuda::detail {
@@ -61,13 +62,6 @@ struct CritUpdate {
   }
 };
 
-// 16-byte cp.async of which only the first `bytes` (0..16) are read; the rest
-// of the 16 shared bytes are zero-filled.
-__device__ __forceinline__ void crit_cp16(float* smem, const float* gmem, int bytes) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
-}
-
 __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
     potrf_update_kernel(const float* __restrict__ P, float* C, index_t ld, int m, int n, int k) {
   using U = CritUpdate;
@@ -90,10 +84,10 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
   for (int v = tid; v < kT * kT / 4; v += U::kThreads) {
     const int jj = v / 16, i = i0 + 4 * (v % 16);
     const int rows = j0 + jj < n ? min(max(m - i, 0), 4) : 0;
-    crit_cp16(Cs + jj * kT + 4 * (v % 16), rows > 0 ? C + i + index_t(j0 + jj) * ld : C,
+    cp_async16n(Cs + jj * kT + 4 * (v % 16), rows > 0 ? C + i + index_t(j0 + jj) * ld : C,
               4 * rows);
   }
-  asm volatile("cp.async.commit_group;\n" ::);
+  cp_async_commit();
   // This k-group's share of k, in two halves: 16 vectors of As and 16 of Bs
   // per column p.
   const int kb = g * k / KG, ke = (g + 1) * k / KG, kh = (kb + ke) / 2;
@@ -103,10 +97,10 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
       const int p = pb + v / 32, w = v % 32, q = w % 16;
       const int r0 = (w < 16 ? i0 : j0) + 4 * q;
       const int rows = min(max(m - r0, 0), 4);
-      crit_cp16((w < 16 ? As : Bs) + p * kT + 4 * q, rows > 0 ? P + r0 + index_t(p) * ld : P,
+      cp_async16n((w < 16 ? As : Bs) + p * kT + 4 * q, rows > 0 ? P + r0 + index_t(p) * ld : P,
                 4 * rows);
     }
-    asm volatile("cp.async.commit_group;\n" ::);
+    cp_async_commit();
   }
 
   // Rows 4 tr + q and 32 + 4 tr + q, columns 4 tc + q and 32 + 4 tc + q:
@@ -135,10 +129,10 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
     }
   };
   // Named barrier 1 + g: the threads of this k-group.
-  asm volatile("cp.async.wait_group 1;\n" ::);
+  cp_async_wait<1>();
   asm volatile("bar.sync %0, %1;" ::"r"(1 + g), "r"(U::kGroupThreads) : "memory");
   run(kb, kh);
-  asm volatile("cp.async.wait_group 0;\n" ::);
+  cp_async_wait<0>();
   asm volatile("bar.sync %0, %1;" ::"r"(1 + g), "r"(U::kGroupThreads) : "memory");
   run(kh, ke);
   // The next kernel (the next diagonal block, a programmatic dependent) may
