@@ -70,13 +70,28 @@ TEST(SanitizeGemm, EveryVariantSmallIrregular) {
         EXPECT_TRUE(C.allFinite()) << v;
       }
     }
-  dla::DeviceMatrix<double> dA(dla::test::random_matrix<double>(31, 20, 3));
-  dla::DeviceMatrix<double> dB(dla::test::random_matrix<double>(20, 17, 4));
-  dla::DeviceMatrix<double> dC(31, 17);
-  ASSERT_EQ(dla::cuda::dgemm(ctx.stream(), dla::Op::N, dla::Op::N, 31, 17, 20, 1.0, dA.data(),
-                             dA.ld(), dB.data(), dB.ld(), 0.0, dC.data(), dC.ld()),
-            0);
-  EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
+  // DGEMM: both FP64 tensor-core configs (dgemm_auto_choice; 128 x 128 once
+  // the tiles fill the device), every op pair, 16-byte (even ld) and 8-byte
+  // (odd ld) operand copies.
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  struct D { index_t m, n, k; };
+  for (const D& d : {D{31, 17, 20}, D{128 * ((index_t(sms) + 9) / 10) - 37, 11 * 128 - 5, 33}})
+    for (dla::Op opA : {dla::Op::N, dla::Op::T})
+      for (dla::Op opB : {dla::Op::N, dla::Op::T}) {
+        const index_t ar = opA == dla::Op::N ? d.m : d.k, ac = opA == dla::Op::N ? d.k : d.m;
+        const index_t br = opB == dla::Op::N ? d.k : d.n, bc = opB == dla::Op::N ? d.n : d.k;
+        const index_t pad = opA == opB ? 1 : 0;
+        dla::DeviceMatrix<double> dA(dla::test::random_matrix<double>(ar + pad, ac, 3));
+        dla::DeviceMatrix<double> dB(dla::test::random_matrix<double>(br + pad, bc, 4));
+        dla::DeviceMatrix<double> dC(Mat<double>::Constant(d.m, d.n, 0.5));
+        const std::string choice = dla::cuda::dgemm_auto_choice(d.m, d.n);
+        ASSERT_EQ(dla::cuda::dgemm(ctx.stream(), opA, opB, d.m, d.n, d.k, 1.0, dA.data(),
+                                   dA.ld(), dB.data(), dB.ld(), 0.5, dC.data(), dC.ld()),
+                  0)
+            << choice;
+        EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite()) << choice;
+      }
 #endif
 }
 
@@ -137,12 +152,15 @@ TEST(SanitizeGemm, TriangularPaths) {
                   0);
         EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
       }
-  dla::DeviceMatrix<double> dA(dla::test::random_matrix<double>(20, 71, 9));
-  dla::DeviceMatrix<double> dC(Mat<double>::Constant(71, 71, 0.5));
-  ASSERT_EQ(dla::cuda::dsyrk(ctx.stream(), dla::Uplo::Upper, dla::Op::T, 71, 20, 1.0, dA.data(),
-                             dA.ld(), 0.0, dC.data(), dC.ld()),
-            0);
-  EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
+  for (index_t n : {index_t(71), index_t(2050)}) {  // 64 x 64 and 128 x 128 FP64 tiles
+    dla::DeviceMatrix<double> dA(dla::test::random_matrix<double>(20, n, 9));
+    dla::DeviceMatrix<double> dC(Mat<double>::Constant(n, n, 0.5));
+    ASSERT_EQ(dla::cuda::dsyrk(ctx.stream(), n == 71 ? dla::Uplo::Upper : dla::Uplo::Lower,
+                               dla::Op::T, n, 20, 1.0, dA.data(), dA.ld(), 0.0, dC.data(),
+                               dC.ld()),
+              0);
+    EXPECT_TRUE(dC.to_host(ctx.stream()).allFinite());
+  }
 #endif
 }
 

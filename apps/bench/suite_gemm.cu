@@ -183,6 +183,7 @@ void bench_shape(const Options& opt, Report& report, cublasHandle_t h, cudaStrea
     std::memcpy(&mmx, &hmax[1], sizeof mmx);
     row.error = mmx > 0 ? dmx / mmx : dmx;
     row.error_limit = 10.0 * std::sqrt(double(k)) * eps;
+    if constexpr (std::is_same_v<T, double>) row.note = "dgemm = " + cuda::dgemm_auto_choice(m, n);
     if constexpr (std::is_same_v<T, float>)
       if (v == "auto" || v == "auto_tf32x3")
         row.note = v + " = " + cuda::sgemm_auto_choice(sh.a, sh.b, m, n, k, lda, ldb,
@@ -235,11 +236,24 @@ void run_gemm(const Options& opt, Report& report) {
     }
     if (!vs.empty()) bench_shape<float>(opt, report, h, s, sh, vs);
   }
-  // DGEMM next to cublasDgemm.
-  const std::vector<index_t> dsizes = opt.quick ? std::vector<index_t>{1024}
-                                                : std::vector<index_t>{4096, 8192};
-  if (!custom || opt.quick)
-    for (index_t q : dsizes) bench_shape<double>(opt, report, h, s, {Op::N, Op::N, q, q, q, false}, {"dgemm"});
+  // DGEMM next to cublasDgemm: squares, the other op pairs, an odd size and
+  // the factorizations' update shapes (k = 256 / 384). With --sizes, those
+  // squares when --variants names dgemm.
+  std::vector<Shape> dshapes;
+  if (custom) {
+    if (!opt.variants.empty() && opt.wants("dgemm"))
+      for (index_t q : squares) dshapes.push_back({Op::N, Op::N, q, q, q, false});
+  } else if (opt.quick) {
+    dshapes.push_back({Op::N, Op::N, 1024, 1024, 1024, false});
+  } else {
+    for (index_t q : {1000, 4096, 8192}) dshapes.push_back({Op::N, Op::N, q, q, q, false});
+    for (auto [a, b] : {std::pair{Op::N, Op::T}, std::pair{Op::T, Op::N}})
+      dshapes.push_back({a, b, 4096, 4096, 4096, false});
+    dshapes.push_back({Op::N, Op::N, 4097, 4097, 4097, false});
+    dshapes.push_back({Op::N, Op::T, 8192, 8192, 256, false});
+    dshapes.push_back({Op::N, Op::N, 8192, 8192, 384, false});
+  }
+  for (const Shape& sh : dshapes) bench_shape<double>(opt, report, h, s, sh, {"dgemm"});
 
   cublasDestroy(h);
   cudaStreamDestroy(s);

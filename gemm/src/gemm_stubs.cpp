@@ -47,6 +47,10 @@ std::string sgemmt_auto_choice(Uplo, Op, Op, index_t, index_t, index_t, index_t,
                                Fp32Gemm) {
   not_compiled("dla::cuda::sgemmt_auto_choice");
 }
+std::string dgemm_auto_choice(index_t, index_t) { not_compiled("dla::cuda::dgemm_auto_choice"); }
+std::string dgemmt_auto_choice(Uplo, index_t, index_t) {
+  not_compiled("dla::cuda::dgemmt_auto_choice");
+}
 int sgemm_variant(const std::string&, stream_t, Op, Op, index_t, index_t, index_t, float,
                   const float*, index_t, const float*, index_t, float, float*, index_t) {
   not_compiled("dla::cuda::sgemm_variant");

@@ -398,6 +398,13 @@ std::string sgemmt_auto_choice(Uplo uplo, Op opA, Op opB, index_t m, index_t n, 
   return plan_name(g, math);
 }
 
+std::string dgemm_auto_choice(index_t m, index_t n) {
+  return detail::dgemm_choice(m, n, detail::kTriAll);
+}
+std::string dgemmt_auto_choice(Uplo uplo, index_t m, index_t n) {
+  return detail::dgemm_choice(m, n, uplo == Uplo::Upper ? detail::kTriUpper : detail::kTriLower);
+}
+
 int sgemm_variant(const std::string& variant, stream_t s, Op opA, Op opB, index_t m, index_t n,
                   index_t k, float alpha, const float* A, index_t lda, const float* B,
                   index_t ldb, float beta, float* C, index_t ldc) {

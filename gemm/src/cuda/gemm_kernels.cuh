@@ -79,7 +79,9 @@ class Scratch {
   void* ptr_ = nullptr;
 };
 
-// DGEMM (gemm_double.cu).
+// DGEMM (gemm_double.cu): the kernel for an m x n C (tri: the part computed)
+// by name (dgemm_auto_choice), and the launch.
+std::string dgemm_choice(index_t m, index_t n, int tri);
 void launch_dgemm(stream_t s, const GemmArgs<double>& g);
 
 // Device facts read once (cudaGetDeviceProperties of the current device, cached per device).

@@ -69,7 +69,7 @@ struct Tf32x3 {
 
   template <bool KA, bool KB>
   static constexpr int smem_bytes() {
-    return STAGES * (TcOperand<BM, BK, NT, KA>::kFloats + TcOperand<BN, BK, NT, KB>::kFloats) *
+    return STAGES * (TcOperand<BM, BK, NT, KA>::kElems + TcOperand<BN, BK, NT, KB>::kElems) *
            int(sizeof(float));
   }
   static void launch(stream_t s, const GemmArgs<float>& g);
@@ -91,14 +91,13 @@ __global__ void __launch_bounds__(Cfg::NT, Cfg::MINB)
   using OB = TcOperand<BN, BK, Cfg::NT, KB>;
   extern __shared__ float4 smem4[];
   float* As = reinterpret_cast<float*>(smem4);
-  float* Bs = As + STAGES * OA::kFloats;
+  float* Bs = As + STAGES * OA::kElems;
   const int t = threadIdx.x;
 
   int tile_m, tile_n;
   if (g.tri != kTriAll) tri_coords(blockIdx.x, grid.tiles_m, grid.tiles_n, g.tri, tile_m, tile_n);
   else tile_coords(blockIdx.x, grid.tiles_m, grid.tiles_n, Cfg::kGroup, tile_m, tile_n);
   const index_t i0 = index_t(tile_m) * BM, j0 = index_t(tile_n) * BN;
-  const index_t ktiles = (g.k + BK - 1) / BK;
 
   const int warp = t / 32, lane = t % 32, lg = lane / 4, lt = lane % 4;
   const int wrow = (warp % Cfg::WARPS_M) * WM, wcol = (warp / Cfg::WARPS_M) * WN;
@@ -112,23 +111,7 @@ __global__ void __launch_bounds__(Cfg::NT, Cfg::MINB)
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
 
   TcOperands<OA, OB> ops(g, grid.vecA, grid.vecB, i0, j0, t);
-  auto load_stage = [&](int stage, index_t p0) { ops.copy(As, Bs, stage, p0, g); };
-
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < ktiles) load_stage(s, index_t(s) * BK);
-    cp_async_commit();
-  }
-  int st = 0, wst = STAGES - 1;  // stage to compute, stage to fill
-  for (index_t kt = 0; kt < ktiles; ++kt) {
-    cp_async_wait<STAGES - 2>();
-    __syncthreads();
-    const index_t nk = kt + STAGES - 1;
-    if (nk < ktiles) load_stage(wst, nk * BK);
-    cp_async_commit();
-    wst = wst + 1 == STAGES ? 0 : wst + 1;
-    const float* as = As + st * OA::kFloats;
-    const float* bs = Bs + st * OB::kFloats;
+  mma_mainloop<STAGES, BK>(ops, As, Bs, g, [&](const float* as, const float* bs) {
 #pragma unroll Cfg::KUNROLL
     for (int k8 = 0; k8 < BK; k8 += 8) {
       unsigned bh[NTL][2], bl[NTL][2];
@@ -166,42 +149,8 @@ __global__ void __launch_bounds__(Cfg::NT, Cfg::MINB)
         }
       }
     }
-    st = st + 1 == STAGES ? 0 : st + 1;
-  }
-  cp_async_wait<0>();
-
-  // Epilogue: C = alpha*acc + beta*C (beta == 0 never reads C); a diagonal
-  // tile of a triangular launch stores only its elements in the triangle.
-  // With beta != 0 the C loads of one 16-row slice (4 NTL elements) go out
-  // before its stores: the compiler keeps a load of C behind an earlier store
-  // to C, so element by element each would wait a memory round trip.
-  const bool diag_tile = g.tri != kTriAll && i0 == j0;
-  auto in_c = [&](int i, int j, int r, index_t& off) {
-    const index_t row = i0 + wrow + i * 16 + lg + 8 * (r >> 1);
-    const index_t col = j0 + wcol + j * 8 + 2 * lt + (r & 1);
-    off = row + col * g.ldc;
-    return row < g.m && col < g.n && !(diag_tile && !in_tri(g.tri, row, col));
-  };
-#pragma unroll
-  for (int i = 0; i < MT; ++i) {
-    float old[NTL][4];
-#pragma unroll
-    for (int j = 0; j < NTL; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        index_t off;
-        old[j][r] = g.beta != 0.f && in_c(i, j, r, off) ? g.C[off] : 0.f;
-      }
-#pragma unroll
-    for (int j = 0; j < NTL; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        index_t off;
-        if (!in_c(i, j, r, off)) continue;
-        const float v = g.alpha * acc[i][j][r];
-        g.C[off] = g.beta == 0.f ? v : v + g.beta * old[j][r];
-      }
-  }
+  });
+  mma_store_c<MT, NTL>(g, acc, i0, j0, wrow, wcol, lg, lt);
 }
 
 using Tf32x3Kernel = void (*)(GemmArgs<float>, Tf32x3Grid);

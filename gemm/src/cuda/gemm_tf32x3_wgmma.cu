@@ -72,7 +72,7 @@ using RawTile = TcOperand<kBM, kBK, kThreads, K>;  // (kBM == kBN: one type for 
 // swizzle atoms) first, then the raw stages of A and B; + 1024 for the alignment.
 template <bool KA, bool KB>
 constexpr int smem_bytes() {
-  return 4 * kBHalf + kStages * (RawTile<KA>::kFloats + RawTile<KB>::kFloats) * 4 + 1024;
+  return 4 * kBHalf + kStages * (RawTile<KA>::kElems + RawTile<KB>::kElems) * 4 + 1024;
 }
 
 struct WgGrid {
@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* const sm = wg_smem_raw + (sbase - raw);
   // Converted B: half h (0 hi, 1 lo) of buffer b at sm + (2 b + h) kBHalf.
   float* const As = reinterpret_cast<float*>(sm + 4 * kBHalf);  // raw stages
-  float* const Bs = As + kStages * OA::kFloats;
+  float* const Bs = As + kStages * OA::kElems;
 
   const int t = threadIdx.x, warp = t / 32, lane = t % 32, lg = lane / 4, lt = lane % 4;
   const int wg = warp / 4, wq = warp % 4;
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // row n, (n, c) = (q / 8, q % 8) when B is k-contiguous (8 lanes read one
   // 128-byte raw row), else (q % 128, q / 128) (32 lanes, 32 rows).
   auto convert_b = [&](int stage, int buf) {
-    const float* bs = Bs + stage * OB::kFloats;
+    const float* bs = Bs + stage * OB::kElems;
     unsigned char* hi = sm + (2 * buf) * kBHalf;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // The tile's 4 steps: A fragments (g, t), (g + 8, t), (g, t + 4),
     // (g + 8, t + 4) of each step, split; then 12 wgmma into a fresh T.
-    const float* as = As + int(kt % kStages) * OA::kFloats;
+    const float* as = As + int(kt % kStages) * OA::kElems;
     unsigned ah[4][4], al[4][4];
 #pragma unroll
     for (int s = 0; s < 4; ++s)

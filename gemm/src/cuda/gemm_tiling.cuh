@@ -31,30 +31,38 @@ __device__ __forceinline__ void split_tf32(float x, unsigned& hi, unsigned& lo) 
 // (p when KCONTIG, o otherwise). Thread t copies the 16-byte pieces (or, when
 // !vec, the elements) t, t + NT, ...: consecutive lanes read consecutive
 // addresses. The thread keeps one pointer, stepped by a constant per k tile.
-template <int BO, int BK, int NT, bool KCONTIG>
+// T: float (the FP32 kernels) or double (DGEMM on the FP64 tensor cores).
+// Row padding, for conflict-free fragment loads (lane 4 g + t reads element
+// (o0 + g, k0 + t)): float rows of BK + 4 / BO + 8 put the lanes on banks
+// 4 g + t / 8 t + g; double rows of BK + 4 / BO + 4 put the 16 lanes of each
+// half warp (one 64-bit wavefront) on 8-byte words 4 g + t / 4 t + g (mod 16).
+template <int BO, int BK, int NT, bool KCONTIG, class T = float>
 struct TcOperand {
-  static constexpr int LD = KCONTIG ? BK + 4 : BO + 8;     // floats per shared row
-  static constexpr int kFloats = KCONTIG ? BO * LD : BK * LD;  // one stage
+  using Elem = T;
+  static constexpr int kVec = 16 / int(sizeof(T));  // elements per 16-byte piece
+  static constexpr int LD = KCONTIG ? BK + 4 : BO + (sizeof(T) == 4 ? 8 : 4);  // per shared row
+  static constexpr int kElems = KCONTIG ? BO * LD : BK * LD;  // one stage
   static constexpr int kRowElems = KCONTIG ? BK : BO;
-  static constexpr int kStepV = NT / (kRowElems / 4), kItV = BO * BK / 4 / NT;  // 16-byte pieces
-  static constexpr int kStepS = NT / kRowElems, kItS = BO * BK / NT;            // elements
-  static_assert((BO * BK / 4) % NT == 0 && NT % (kRowElems / 4) == 0 && NT % kRowElems == 0);
+  static constexpr int kStepV = NT / (kRowElems / kVec), kItV = BO * BK / kVec / NT;  // pieces
+  static constexpr int kStepS = NT / kRowElems, kItS = BO * BK / NT;                  // elements
+  static_assert((BO * BK / kVec) % NT == 0 && NT % (kRowElems / kVec) == 0 &&
+                NT % kRowElems == 0);
 
-  __device__ __forceinline__ static float at(const float* S, int o, int p) {
+  __device__ __forceinline__ static T at(const T* S, int o, int p) {
     return KCONTIG ? S[o * LD + p] : S[p * LD + o];
   }
 
-  const float* ptr;  // the thread's first element in the next k tile to copy
-  index_t dit;       // pointer step between the thread's rows of one tile
-  index_t dk;        // pointer step per k tile
-  int sdst, sstep;   // shared offset of the first element, step between rows
-  int o, p;          // the thread's first element in the tile
+  const T* ptr;     // the thread's first element in the next k tile to copy
+  index_t dit;      // pointer step between the thread's rows of one tile
+  index_t dk;       // pointer step per k tile
+  int sdst, sstep;  // shared offset of the first element, step between rows
+  int o, p;         // the thread's first element in the tile
   bool vec;
 
-  __device__ __forceinline__ TcOperand(const float* X, index_t ld, bool vec_ok, index_t o0, int t)
+  __device__ __forceinline__ TcOperand(const T* X, index_t ld, bool vec_ok, index_t o0, int t)
       : vec(vec_ok) {
-    const int along = vec ? 4 * (t % (kRowElems / 4)) : t % kRowElems;
-    const int row = vec ? t / (kRowElems / 4) : t / kRowElems;
+    const int along = vec ? kVec * (t % (kRowElems / kVec)) : t % kRowElems;
+    const int row = vec ? t / (kRowElems / kVec) : t / kRowElems;
     const int rstep = vec ? kStepV : kStepS;
     o = KCONTIG ? row : along;
     p = KCONTIG ? along : row;
@@ -67,35 +75,38 @@ struct TcOperand {
 
   // Copies the next k tile into S (one stage). o_left = O - o0, k_left = K - p0
   // (elements of the operand left from the tile's first row/column).
-  __device__ __forceinline__ void copy(float* S, index_t o_left, index_t k_left, const float* X) {
-    float* dst = S + sdst;
+  __device__ __forceinline__ void copy(T* S, index_t o_left, index_t k_left, const T* X) {
+    T* dst = S + sdst;
     const bool full = o_left >= BO && k_left >= BK;
     if (vec) {
       if (full) {  // the main loop's path, kept apart from the edge logic
 #pragma unroll
         for (int it = 0; it < kItV; ++it) cp_async16n(dst + it * sstep, ptr + it * dit, 16);
       } else {
-        // A piece reads only the 0-3 elements left in its row (the memory past
+        // A piece reads only the elements left in its row (the memory past
         // the operand's last row or column may not exist) and zero-fills the rest.
 #pragma unroll 1
         for (int it = 0; it < kItV; ++it) {
           const index_t rrow = (KCONTIG ? o : p) + index_t(it) * kStepV;
           const index_t rem = (KCONTIG ? k_left - p : o_left - o);
           const bool row_in = rrow < (KCONTIG ? o_left : k_left);
-          const int bytes = !row_in ? 0 : rem >= 4 ? 16 : rem > 0 ? int(rem) * 4 : 0;
+          const int bytes = !row_in           ? 0
+                            : rem >= kVec    ? 16
+                            : rem > 0        ? int(rem) * int(sizeof(T))
+                                             : 0;
           cp_async16n(dst + it * sstep, bytes > 0 ? ptr + it * dit : X, bytes);
         }
       }
     } else {
       if (full) {
 #pragma unroll
-        for (int it = 0; it < kItS; ++it) cp_async4(dst + it * sstep, ptr + it * dit, true);
+        for (int it = 0; it < kItS; ++it) cp_async_elem(dst + it * sstep, ptr + it * dit, true);
       } else {
 #pragma unroll 1
         for (int it = 0; it < kItS; ++it) {
           const index_t rrow = (KCONTIG ? o : p) + index_t(it) * kStepS;
           const bool in = KCONTIG ? (rrow < o_left && p < k_left) : (o < o_left && rrow < k_left);
-          cp_async4(dst + it * sstep, in ? ptr + it * dit : X, in);
+          cp_async_elem(dst + it * sstep, in ? ptr + it * dit : X, in);
         }
       }
     }
@@ -107,19 +118,90 @@ struct TcOperand {
 // copy of one k tile into pipeline stage `stage` (As/Bs: the stages' bases).
 template <class OA, class OB>
 struct TcOperands {
+  using T = typename OA::Elem;
   OA a;
   OB b;
   index_t m_left, n_left;  // rows of op(A) and columns of op(B) from the tile's first
-  __device__ __forceinline__ TcOperands(const GemmArgs<float>& g, bool vecA, bool vecB,
-                                        index_t i0, index_t j0, int t)
+  __device__ __forceinline__ TcOperands(const GemmArgs<T>& g, bool vecA, bool vecB, index_t i0,
+                                        index_t j0, int t)
       : a(g.A, g.lda, vecA, i0, t), b(g.B, g.ldb, vecB, j0, t), m_left(g.m - i0),
         n_left(g.n - j0) {}
-  __device__ __forceinline__ void copy(float* As, float* Bs, int stage, index_t p0,
-                                       const GemmArgs<float>& g) {
-    a.copy(As + stage * OA::kFloats, m_left, g.k - p0, g.A);
-    b.copy(Bs + stage * OB::kFloats, n_left, g.k - p0, g.B);
+  __device__ __forceinline__ void copy(T* As, T* Bs, int stage, index_t p0, const GemmArgs<T>& g) {
+    a.copy(As + stage * OA::kElems, m_left, g.k - p0, g.A);
+    b.copy(Bs + stage * OB::kElems, n_left, g.k - p0, g.B);
   }
 };
+
+// The k loop of the mma kernels (gemm_tf32x3.cu, gemm_double.cu): a
+// STAGES-deep cp.async pipeline of BK-deep tiles of both operands. Before a
+// stage is computed, the copy of the tile STAGES - 1 ahead is issued into the
+// stage computed last, so STAGES - 1 tiles are in flight during each
+// compute(as, bs) (the stage's A and B tiles).
+template <int STAGES, int BK, class Ops, class T, class Compute>
+__device__ __forceinline__ void mma_mainloop(Ops& ops, T* As, T* Bs, const GemmArgs<T>& g,
+                                             Compute&& compute) {
+  using OA = decltype(ops.a);
+  using OB = decltype(ops.b);
+  const index_t ktiles = (g.k + BK - 1) / BK;
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < ktiles) ops.copy(As, Bs, s, index_t(s) * BK, g);
+    cp_async_commit();
+  }
+  int st = 0, wst = STAGES - 1;  // stage to compute, stage to fill
+  for (index_t kt = 0; kt < ktiles; ++kt) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    const index_t nk = kt + STAGES - 1;
+    if (nk < ktiles) ops.copy(As, Bs, wst, nk * BK, g);
+    cp_async_commit();
+    wst = wst + 1 == STAGES ? 0 : wst + 1;
+    compute(static_cast<const T*>(As + st * OA::kElems), static_cast<const T*>(Bs + st * OB::kElems));
+    st = st + 1 == STAGES ? 0 : st + 1;
+  }
+  cp_async_wait<0>();
+}
+
+// Epilogue of the mma kernels: C = alpha*acc + beta*C (beta == 0 never reads
+// C) for a warp's MT x NTL tiles of 16 x 8 (acc[i][j][r]: row lg + 8 (r >> 1),
+// column 2 lt + (r & 1) of tile (i, j), lane = 4 lg + lt; the warp tile at
+// (wrow, wcol) of the block tile at (i0, j0)). A diagonal tile of a
+// triangular launch stores only its elements in the triangle. With beta != 0
+// the C loads of one 16-row slice (4 NTL elements) go out before its stores:
+// the compiler keeps a load of C behind an earlier store to C, so element by
+// element each would wait a memory round trip.
+template <int MT, int NTL, class T>
+__device__ __forceinline__ void mma_store_c(const GemmArgs<T>& g, const T (&acc)[MT][NTL][4],
+                                            index_t i0, index_t j0, int wrow, int wcol, int lg,
+                                            int lt) {
+  const bool diag_tile = g.tri != kTriAll && i0 == j0;
+  auto in_c = [&](int i, int j, int r, index_t& off) {
+    const index_t row = i0 + wrow + i * 16 + lg + 8 * (r >> 1);
+    const index_t col = j0 + wcol + j * 8 + 2 * lt + (r & 1);
+    off = row + col * g.ldc;
+    return row < g.m && col < g.n && !(diag_tile && !in_tri(g.tri, row, col));
+  };
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+    T old[NTL][4];
+#pragma unroll
+    for (int j = 0; j < NTL; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        index_t off;
+        old[j][r] = g.beta != T(0) && in_c(i, j, r, off) ? g.C[off] : T(0);
+      }
+#pragma unroll
+    for (int j = 0; j < NTL; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        index_t off;
+        if (!in_c(i, j, r, off)) continue;
+        const T v = g.alpha * acc[i][j][r];
+        g.C[off] = g.beta == T(0) ? v : v + g.beta * old[j][r];
+      }
+  }
+}
 
 // Tile (tile_m, tile_n) of the tile-th block in rasterized order: groups of
 // `group` tile rows walk across n together (L2 reuse of the A panel and B columns).
@@ -159,7 +241,8 @@ __device__ __forceinline__ void tri_coords(int tile, int tiles_m, int tiles_n, i
 struct LaunchTiles {
   index_t tm, tn, tiles;
 };
-inline LaunchTiles launch_tiles(const GemmArgs<float>& g, int bm, int bn) {
+template <class T>
+LaunchTiles launch_tiles(const GemmArgs<T>& g, int bm, int bn) {
   const index_t tm = (g.m + bm - 1) / bm, tn = (g.n + bn - 1) / bn;
   index_t tiles = tm * tn;
   if (g.tri != kTriAll) {

@@ -116,13 +116,13 @@ struct TileCopy {
       constexpr int kSd = KCONTIG ? kStepS : kStepS * LD;  // shared step per element
       if (full) {
 #pragma unroll
-        for (int it = 0; it < kItS; ++it) cp_async4(dst + it * kSd, ptr + it * dit, true);
+        for (int it = 0; it < kItS; ++it) cp_async_elem(dst + it * kSd, ptr + it * dit, true);
       } else {
 #pragma unroll 1
         for (int it = 0; it < kItS; ++it) {
           const bool in = KCONTIG ? (o + it * kStepS < o_left && p < k_left)
                                   : (o < o_left && p + it * kStepS < k_left);
-          cp_async4(dst + it * kSd, in ? ptr + it * dit : X, in);
+          cp_async_elem(dst + it * kSd, in ? ptr + it * dit : X, in);
         }
       }
     }

@@ -1,7 +1,9 @@
 #pragma once
 // Vector loads and stores of shared memory shared by the solver kernels (trsm's row
-// leaf, the batched row and blocked kernels).
+// leaf, the batched row and blocked kernels), and their cp.async helpers.
 #include <cuda_runtime.h>
+
+#include "dla/core/cuda_cp_async.cuh"
 
 namespace dla::cuda::detail {
 
@@ -30,19 +32,9 @@ __device__ __forceinline__ void store4_aligned(T* p, const T* v) {
   }
 }
 
-// One 4- or 8-byte element global -> shared by cp.async (sm_80+): the copy
-// holds no register while in flight, so a warp can have a whole matrix of
-// them outstanding. Zero-filled, the source not read, when !valid (callers
-// still pass a valid address). Completed by cp_async_wait_all() or a
-// commit_group / wait_group pair.
-template <class T>
-__device__ __forceinline__ void cp_async_elem(T* sdst, const T* gsrc, bool valid = true) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async element size");
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(sdst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gsrc),
-               "n"(int(sizeof(T))), "r"(valid ? int(sizeof(T)) : 0)
-               : "memory");
-}
+// cp_async_elem (one 4- or 8-byte element, sm_80+) is dla/core/cuda_cp_async.cuh's;
+// complete it with cp_async_wait_all() or a commit_group / wait_group pair.
+
 // 16 bytes global -> shared by cp.async, both addresses 16-byte aligned;
 // .cg: cached in L2 only (the data is used once, from shared memory).
 __device__ __forceinline__ void cp_async_16(void* sdst, const void* gsrc) {
