@@ -24,8 +24,9 @@ dla_cholesky_variant(nb128_depth4
 dla_cholesky_variant(nb64_depth2_strsm_panel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_NB=64 DLA_POTRF_DEPTH=2 DLA_POTRF_FUSED_PANEL=0)
-# The float diagonal blocks of order <= 128 go through potrf_diag_tiles_kernel
-# by default; this entry keeps the row kernel (DLA_POTRF_DIAG_TILES=0) covered.
+# The diagonal blocks of order <= 128 go through potrf_diag_tiles_kernel by
+# default (float and double); this entry keeps the row kernel
+# (DLA_POTRF_DIAG_TILES=0; up to 64 in double, then potrf_diag_kernel) covered.
 dla_cholesky_variant(row_diag_kernel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.DiagonalBlockKernel:CholeskyDevice.NaNFailsAtItsPivot
   DLA_POTRF_DIAG_TILES=0)

@@ -25,6 +25,8 @@
 #if DLA_HAVE_CUDA
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
+
+#include "dla/gemm/gemm_cuda.hpp"
 #endif
 
 namespace {
@@ -202,6 +204,29 @@ TEST(CholeskyHost, DepthRule) {
 
 // ---- GPU -------------------------------------------------------------------
 
+// Which blocking rule a factorization takes (potrf_tensor_core_updates):
+// spotrf by the solvers' FP32 mode, dpotrf by the DGEMM kernels (FP64 tensor
+// cores from compute capability 9.0, the CUDA cores with DLA_DGEMM=simt).
+TEST(CholeskyDevice, TensorCoreUpdatesRule) {
+  DLA_REQUIRE_GPU();
+#if DLA_HAVE_CUDA
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  const dla::cuda::Fp32Gemm before = dla::cuda::solver_fp32_gemm();
+  for (auto m : {dla::cuda::Fp32Gemm::Native, dla::cuda::Fp32Gemm::Tf32x3}) {
+    dla::cuda::set_solver_fp32_gemm(m);
+    EXPECT_EQ(dla::cuda::potrf_tensor_core_updates(true), m == dla::cuda::Fp32Gemm::Tf32x3);
+  }
+  dla::cuda::set_solver_fp32_gemm(before);
+  {
+    dla::test::ScopedEnv env("DLA_DGEMM", "");
+    EXPECT_EQ(dla::cuda::potrf_tensor_core_updates(false), major >= 9);
+  }
+  dla::test::ScopedEnv env("DLA_DGEMM", "simt");
+  EXPECT_FALSE(dla::cuda::potrf_tensor_core_updates(false));
+#endif
+}
+
 TEST(CholeskyDevice, FactorAndSolveMatchHost) {
   DLA_REQUIRE_GPU();
   const dla::Context gpu(dla::Backend::Cuda), host = dla::Context::host();
@@ -264,22 +289,22 @@ TEST(CholeskyDevice, DiagonalBlockKernel) {
       expect_minor<float>(gpu, 256, k, u);
       expect_minor<double>(gpu, 256, k, u);
     }
-    // Orders <= 128 are the tile kernel in float (4 x 4 register tiles, 4
-    // columns per barrier pair, warps retiring by tile column; the entry
-    // cholesky_test.blocking_row_diag_kernel reruns this with the row kernel)
-    // and the row kernel in double up to 64 (a thread per row, one barrier per
-    // column): odd and even orders, orders that leave a partial last tile,
-    // failing minors at every position inside a 4-column tile column and next
-    // to the 32-column sub-panel and warp boundaries.
+    // Orders <= 128 are the tile kernel, float and double (4 x 4 register
+    // tiles, 4 columns per barrier pair, warps retiring by tile column; the
+    // entry cholesky_test.blocking_row_diag_kernel reruns this with the row
+    // kernel, a thread per row and one barrier per column, up to 128 in float
+    // and 64 in double): odd and even orders, orders that leave a partial
+    // last tile, failing minors at every position inside a 4-column tile
+    // column and next to the 32-column sub-panel and warp boundaries.
     for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(64), index_t(65), index_t(127),
                       index_t(128)}) {
       check_factor_and_solve<float>(gpu, n, u, 2, seed++);
-      if (n <= 64) check_factor_and_solve<double>(gpu, n, u, 2, seed++);
+      check_factor_and_solve<double>(gpu, n, u, 2, seed++);
       for (index_t k : {index_t(0), index_t(1), index_t(2), index_t(33), index_t(62),
                         index_t(63), index_t(126), index_t(127)}) {
         if (k >= n) continue;
         expect_minor<float>(gpu, n, k, u);
-        if (n <= 64) expect_minor<double>(gpu, n, k, u);
+        expect_minor<double>(gpu, n, k, u);
       }
     }
   }

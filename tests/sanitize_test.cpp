@@ -254,7 +254,7 @@ TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
 #if DLA_HAVE_CUDA
   dla::Context ctx(dla::Backend::Cuda);
   // 300 and 1100: look-ahead with the fused diagonal + panel kernels (nb 64 / 128,
-  // partial last blocks); double through the same kernels at 300.
+  // partial last blocks), float and double.
   for (index_t n : {index_t(300), index_t(1100)}) {
     for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
       dla::DeviceMatrix<float> dA(spd<float>(n, 9));
@@ -267,13 +267,16 @@ TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
       EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
     }
   }
-  dla::DeviceMatrix<double> dD(spd<double>(300, 19));
-  dla::DeviceBuffer<int> dinfo(1);
-  ASSERT_EQ(dla::cuda::dpotrf(ctx.stream(), dla::Uplo::Lower, 300, dD.data(), dD.ld(),
-                              dinfo.data(), nullptr),
-            0);
-  EXPECT_EQ(read_info(dinfo, ctx), 0);
-  EXPECT_TRUE(dD.to_host(ctx.stream()).allFinite());
+  for (index_t n : {index_t(300), index_t(1100)})
+    for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
+      dla::DeviceMatrix<double> dD(spd<double>(n, 19));
+      dla::DeviceBuffer<int> dinfo(1);
+      ASSERT_EQ(dla::cuda::dpotrf(ctx.stream(), uplo, n, dD.data(), dD.ld(), dinfo.data(),
+                                  nullptr),
+                0);
+      EXPECT_EQ(read_info(dinfo, ctx), 0);
+      EXPECT_TRUE(dD.to_host(ctx.stream()).allFinite());
+    }
 #endif
 }
 

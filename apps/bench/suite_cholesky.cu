@@ -164,14 +164,15 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   row.error = err;
   row.error_limit = 50;
   const index_t nb = cuda::potrf_block_size(n);
-  const index_t depth =
-      cuda::potrf_update_depth(n, std::is_same_v<T, float> && math == cuda::Fp32Gemm::Tf32x3);
+  // The rules' tensor_cores: the row's FP32 mode, or dpotrf's DGEMM kernels.
+  const bool tc = std::is_same_v<T, float> ? math == cuda::Fp32Gemm::Tf32x3
+                                           : cuda::potrf_tensor_core_updates(false);
+  const index_t depth = cuda::potrf_update_depth(n, tc);
   const index_t kup = std::min(nb * depth, n);  // k of the bulk trailing updates
   int dev = 0, sms = 0;
   DLA_CUDA_CHECK(cudaGetDevice(&dev));
   DLA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  const index_t side = cuda::potrf_side_sms(
-      n, std::is_same_v<T, float> && math == cuda::Fp32Gemm::Tf32x3, sms);
+  const index_t side = cuda::potrf_side_sms(n, tc, sms);
   char sides[32] = "all";  // SMs of the look-ahead's bulk update
   if (side > 0) std::snprintf(sides, sizeof sides, "%lld", (long long)side);
   char note[512];
@@ -270,7 +271,8 @@ void suite_potrf(const Options& o, Report& rep) {
           run_size<float>(o, rep, h, s, n, true, !o.quick && (n == 8192 || n == 16384), m);
     cuda::set_solver_fp32_gemm(before);
     for (index_t n : sizes)
-      if (n == 4096 || n == 8192 || (o.quick && n == 1024)) run_size<double>(o, rep, h, s, n, false, false);
+      if (!o.sizes.empty() || n == 4096 || n == 8192 || (o.quick && n == 1024))
+        run_size<double>(o, rep, h, s, n, false, false);
   }
   DLA_CUDA_CHECK(cudaStreamSynchronize(cs));
   DLA_CUDA_CHECK(cudaStreamDestroy(cs));

@@ -2,9 +2,9 @@
 //
 //   for each block column j (width jb <= nb):
 //     factor the diagonal block      one launch: potrf_diag_tiles_kernel for
-//                                     jb <= 128 in float, potrf_diag_rows_kernel
-//                                     for jb <= 64 in double, potrf_diag_kernel
-//                                     up to kDiagMax (256); larger blocks
+//                                     jb <= 128 (float and double),
+//                                     potrf_diag_kernel up to kDiagMax (256);
+//                                     larger blocks
 //                                     (DLA_POTRF_NB > 256) recursively: diagonal
 //                                     kernels, trsm and gemmt
 //     panel solve                    L21 = A21 L11^-T: in the look-ahead by
@@ -94,8 +94,9 @@ bool diag_rows_enabled() {
   return v;
 }
 
-// DLA_POTRF_DIAG_TILES=0 factors the float diagonal blocks of order <= 128
-// with the row kernel instead of the tile kernel (comparison runs).
+// DLA_POTRF_DIAG_TILES=0 factors the diagonal blocks of order <= 128 with the
+// row kernel (double: up to 64, then potrf_diag_kernel) instead of the tile
+// kernel (comparison runs).
 bool diag_tiles_enabled() {
   static const bool v = env_switch("DLA_POTRF_DIAG_TILES");
   return v;
@@ -224,23 +225,21 @@ struct Potrf {
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
   // flag: progress word for a fused panel kernel (see diag_and_panel).
   void diag(index_t off, index_t k, int* flag = nullptr, int flag_base = 0) const {
-    if constexpr (std::is_same_v<T, float>) {
-      if (k <= 128 && diag_rows_enabled() && diag_tiles_enabled()) {
-        // A programmatic dependent of the kernel before it (the next block
-        // column's update): launched while that kernel ends, it waits for it
-        // (griddepcontrol.wait) before reading the block.
-        const bool small = k <= 64;
-        auto* kernel = small ? (upper ? &detail::potrf_diag_tiles_kernel<T, 64, true>
-                                      : &detail::potrf_diag_tiles_kernel<T, 64, false>)
-                             : (upper ? &detail::potrf_diag_tiles_kernel<T, 128, true>
-                                      : &detail::potrf_diag_tiles_kernel<T, 128, false>);
-        const unsigned threads = small ? detail::DiagTiles<64>::kThreads
-                                       : detail::DiagTiles<128>::kThreads;
-        const dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s), dim3(1),
-                                               dim3(threads), 0, diag_pdl_enabled());
-        launch(kernel, at(off, off), lda, int(k), info, off, flag, flag_base);
-        return;
-      }
+    if (k <= 128 && diag_rows_enabled() && diag_tiles_enabled()) {
+      // A programmatic dependent of the kernel before it (the next block
+      // column's update): launched while that kernel ends, it waits for it
+      // (griddepcontrol.wait) before reading the block.
+      const bool small = k <= 64;
+      auto* kernel = small ? (upper ? &detail::potrf_diag_tiles_kernel<T, 64, true>
+                                    : &detail::potrf_diag_tiles_kernel<T, 64, false>)
+                           : (upper ? &detail::potrf_diag_tiles_kernel<T, 128, true>
+                                    : &detail::potrf_diag_tiles_kernel<T, 128, false>);
+      const unsigned threads = small ? detail::DiagTiles<64>::kThreads
+                                     : detail::DiagTiles<128>::kThreads;
+      const dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s), dim3(1),
+                                             dim3(threads), 0, diag_pdl_enabled());
+      launch(kernel, at(off, off), lda, int(k), info, off, flag, flag_base);
+      return;
     }
     if (k <= detail::diag_rows_max<T>() && diag_rows_enabled()) {
       const unsigned threads = unsigned((k + 31) / 32 * 32);
@@ -417,12 +416,17 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
     p.factor(0, n, nb);
     return 0;
   }
-  const bool tensor_cores = std::is_same_v<T, float> && solver_fp32_gemm() == Fp32Gemm::Tf32x3;
+  const bool tensor_cores = potrf_tensor_core_updates(std::is_same_v<T, float>);
   p.factor_lookahead(n, nb, potrf_update_depth(n, tensor_cores), tensor_cores);
   return 0;
 }
 
 }  // namespace
+
+bool potrf_tensor_core_updates(bool single) {
+  return single ? solver_fp32_gemm() == Fp32Gemm::Tf32x3
+                : dgemm_auto_choice(1, 1).rfind("dmma", 0) == 0;
+}
 
 std::size_t spotrf_buffer_size(index_t) { return 0; }
 std::size_t dpotrf_buffer_size(index_t) { return 0; }

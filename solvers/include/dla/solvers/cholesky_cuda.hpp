@@ -27,15 +27,20 @@ std::size_t dpotrf_buffer_size(index_t n);
 index_t potrf_block_size(index_t n);
 // How many panels (of nb columns) each bulk trailing update applies at once,
 // k = depth * nb (DLA_POTRF_DEPTH overrides); see docs/cholesky.md. The
-// rule depends on how the update products run: spotrf's in the solvers' FP32
-// mode (tensor_cores = solver_fp32_gemm() == Fp32Gemm::Tf32x3, gemm_cuda.hpp),
-// dpotrf's on the CUDA cores (false).
+// rule depends on how the update products run (tensor_cores =
+// potrf_tensor_core_updates(...), below).
 index_t potrf_update_depth(index_t n, bool tensor_cores);
 // How many SMs the look-ahead's bulk trailing update may use, on a device of
 // sm_count SMs (0: all; DLA_POTRF_SIDE_SMS overrides). The others stay free
 // for the critical path (diagonal blocks, panels, next block columns), which
 // otherwise waits for update blocks to retire. tensor_cores as above.
 index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count);
+// Whether spotrf's (single = true) or dpotrf's trailing updates run on the
+// tensor cores of the current device: spotrf's in the solvers' FP32 mode
+// (solver_fp32_gemm() == Fp32Gemm::Tf32x3, gemm_cuda.hpp), dpotrf's where
+// dgemm takes its FP64 tensor-core kernels (dgemm_auto_choice: compute
+// capability 9.0+, unless DLA_DGEMM=simt). The tensor_cores of the rules above.
+bool potrf_tensor_core_updates(bool single);
 
 int spotrf(stream_t stream, Uplo uplo, index_t n, float* A, index_t lda, int* info,
            void* workspace);
