@@ -243,14 +243,15 @@ struct LaunchTiles {
 };
 template <class T>
 LaunchTiles launch_tiles(const GemmArgs<T>& g, int bm, int bn) {
+  constexpr const char* kWhat = sizeof(T) == 4 ? "sgemm" : "dgemm";
   const index_t tm = (g.m + bm - 1) / bm, tn = (g.n + bn - 1) / bn;
   index_t tiles = tm * tn;
   if (g.tri != kTriAll) {
-    if (bm != bn) throw InvalidArgument("sgemmt: tile config must be square");
+    if (bm != bn) throw InvalidArgument(std::string(kWhat) + "t: tile config must be square");
     tiles = tri_tile_count(tm, tn, g.tri);
   }
   if (tiles > index_t(INT32_MAX) / 2)
-    throw InvalidArgument("sgemm: " + std::to_string(tiles) + " tiles of " + std::to_string(bm) +
+    throw InvalidArgument(std::string(kWhat) + ": " + std::to_string(tiles) + " tiles of " + std::to_string(bm) +
                           "x" + std::to_string(bn) + " exceed one launch");
   return {tm, tn, tiles};
 }
