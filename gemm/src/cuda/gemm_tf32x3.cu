@@ -18,12 +18,9 @@
 // FP32's worst-case bound 2 (k + 2) eps sum|a||b| (tests/gemm_test_gpu.inc
 // checks every variant against it and against Native's measured error).
 //
-// Structure (one template, named configs "tf32x3_<BM>x<BN>x<BK>_s<STAGES>"):
-// WARPS_M x WARPS_N warps, each owning MT x NT mma tiles of 16 x 8 (a warp
-// tile of 16 MT x 8 NT); a STAGES-deep cp.async pipeline of BK-deep tiles;
-// block rasterization for L2 reuse (tile_coords) or, for sgemmt, only the
-// tiles that meet the triangle (tri_coords), diagonal tiles stored masked.
-// No split-K: the dispatcher sends the shapes that would need it, and those
+// Structure: the mma kernel family of gemm_mma.cuh with the math policy
+// Tf32x3Math below, named configs "tf32x3_<BM>x<BN>x<BK>_s<STAGES>". No
+// split-K: the dispatcher sends the shapes that would need it, and those
 // where these kernels lose (small, unaligned), to the Native kernels
 // (gemm_dispatch.cu: plan_tf32x3).
 //
@@ -35,9 +32,7 @@
 // 8 t + g, resp. 4 g + t (mod 32), all distinct, so no conflicts either way.
 // 16-byte cp.async needs ld % 4 == 0 and a 16-byte aligned pointer; other
 // operands are copied 4 bytes at a time.
-#include <mutex>
-
-#include "gemm_tiling.cuh"
+#include "gemm_mma.cuh"
 
 namespace dla::cuda::detail {
 namespace {
@@ -53,67 +48,23 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4],
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// KUNROLL: k8 steps of a BK tile unrolled (1: a rolled loop; fewer live
-// registers for the configs at their register cap).
-template <int WARPS_M_, int WARPS_N_, int MT_, int NT_, int BK_, int STAGES_, int MINB_,
-          int KUNROLL_>
-struct Tf32x3 {
-  static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, MT = MT_, NTL = NT_;
-  static constexpr int BK = BK_, STAGES = STAGES_, MINB = MINB_, KUNROLL = KUNROLL_;
-  static_assert(NTL % 4 == 0, "n tiles go in groups of 4 fresh fragments");
-  static constexpr int NT = WARPS_M * WARPS_N * 32;  // threads
-  static constexpr int WM = 16 * MT, WN = 8 * NTL;    // warp tile
-  static constexpr int BM = WARPS_M * WM, BN = WARPS_N * WN;
-  static constexpr int kGroup = 8;  // tile rows per rasterization group
-  static_assert(BK % 8 == 0);
+// One BK-deep stage: per k8 step the B fragments of the warp's NTL n tiles
+// and, per m tile, the A fragment, each split into hi and lo parts; per group
+// of 4 n tiles fresh fragments t8 (small terms first), then acc += t8 with
+// FP32 rounding to nearest (see the header).
+struct Tf32x3Math {
+  using T = float;
+  static constexpr int kMinMajor = 8;
+  static constexpr const char* kWhat = "sgemm (Fp32Gemm::Tf32x3, TF32 tensor cores)";
 
-  template <bool KA, bool KB>
-  static constexpr int smem_bytes() {
-    return STAGES * (TcOperand<BM, BK, NT, KA>::kElems + TcOperand<BN, BK, NT, KB>::kElems) *
-           int(sizeof(float));
-  }
-  static void launch(stream_t s, const GemmArgs<float>& g);
-  static void prepare(int which);
-};
-
-struct Tf32x3Grid {
-  int tiles_m, tiles_n;
-  bool vecA, vecB;
-};
-
-// KA: A is k-contiguous (op T); KB: B is k-contiguous (op N).
-template <class Cfg, bool KA, bool KB>
-__global__ void __launch_bounds__(Cfg::NT, Cfg::MINB)
-  tf32x3_kernel(GemmArgs<float> g, Tf32x3Grid grid) {
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
-  constexpr int MT = Cfg::MT, NTL = Cfg::NTL, WM = Cfg::WM, WN = Cfg::WN;
-  using OA = TcOperand<BM, BK, Cfg::NT, KA>;
-  using OB = TcOperand<BN, BK, Cfg::NT, KB>;
-  extern __shared__ float4 smem4[];
-  float* As = reinterpret_cast<float*>(smem4);
-  float* Bs = As + STAGES * OA::kElems;
-  const int t = threadIdx.x;
-
-  int tile_m, tile_n;
-  if (g.tri != kTriAll) tri_coords(blockIdx.x, grid.tiles_m, grid.tiles_n, g.tri, tile_m, tile_n);
-  else tile_coords(blockIdx.x, grid.tiles_m, grid.tiles_n, Cfg::kGroup, tile_m, tile_n);
-  const index_t i0 = index_t(tile_m) * BM, j0 = index_t(tile_n) * BN;
-
-  const int warp = t / 32, lane = t % 32, lg = lane / 4, lt = lane % 4;
-  const int wrow = (warp % Cfg::WARPS_M) * WM, wcol = (warp / Cfg::WARPS_M) * WN;
-
-  float acc[MT][NTL][4];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NTL; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
-
-  TcOperands<OA, OB> ops(g, grid.vecA, grid.vecB, i0, j0, t);
-  mma_mainloop<STAGES, BK>(ops, As, Bs, g, [&](const float* as, const float* bs) {
+  template <class Cfg, class OA, class OB>
+  __device__ __forceinline__ static void stage(float (&acc)[Cfg::MT][Cfg::NTL][4],
+                                               const float* as, const float* bs, int wrow,
+                                               int wcol, int lg, int lt) {
+    constexpr int MT = Cfg::MT, NTL = Cfg::NTL;
+    static_assert(NTL % 4 == 0, "n tiles go in groups of 4 fresh fragments");
 #pragma unroll Cfg::KUNROLL
-    for (int k8 = 0; k8 < BK; k8 += 8) {
+    for (int k8 = 0; k8 < Cfg::BK; k8 += 8) {
       unsigned bh[NTL][2], bl[NTL][2];
 #pragma unroll
       for (int j = 0; j < NTL; ++j)
@@ -127,8 +78,6 @@ __global__ void __launch_bounds__(Cfg::NT, Cfg::MINB)
         for (int r = 0; r < 4; ++r)
           split_tf32(OA::at(as, wrow + i * 16 + lg + 8 * (r & 1), k8 + lt + 4 * (r >> 1)), ah[r],
                      al[r]);
-        // Per group of 4 n tiles: fresh fragments t8 (small terms first), then
-        // acc += t8 with FP32 rounding to nearest (see the header).
 #pragma unroll
         for (int j0 = 0; j0 < NTL; j0 += 4) {
           float t8[4][4];
@@ -149,48 +98,12 @@ __global__ void __launch_bounds__(Cfg::NT, Cfg::MINB)
         }
       }
     }
-  });
-  mma_store_c<MT, NTL>(g, acc, i0, j0, wrow, wcol, lg, lt);
-}
+  }
+};
 
-using Tf32x3Kernel = void (*)(GemmArgs<float>, Tf32x3Grid);
-
-template <class Cfg>
-const Tf32x3Kernel* kernels_of() {
-  static const Tf32x3Kernel k[4] = {
-      tf32x3_kernel<Cfg, false, false>, tf32x3_kernel<Cfg, false, true>,
-      tf32x3_kernel<Cfg, true, false>, tf32x3_kernel<Cfg, true, true>};
-  return k;
-}
-
-template <class Cfg>
-int smem_of(int which) {
-  constexpr int b[4] = {Cfg::template smem_bytes<false, false>(),
-                        Cfg::template smem_bytes<false, true>(),
-                        Cfg::template smem_bytes<true, false>(),
-                        Cfg::template smem_bytes<true, true>()};
-  return b[which];
-}
-
-template <int WARPS_M, int WARPS_N, int MT, int NTL, int BK, int STAGES, int MINB, int KUNROLL>
-void Tf32x3<WARPS_M, WARPS_N, MT, NTL, BK, STAGES, MINB, KUNROLL>::prepare(int which) {
-  static std::mutex mu;
-  static unsigned long long done[4] = {0, 0, 0, 0};
-  opt_in_once(mu, done[which], reinterpret_cast<const void*>(kernels_of<Tf32x3>()[which]),
-              smem_of<Tf32x3>(which), 8, "sgemm (Fp32Gemm::Tf32x3, TF32 tensor cores)");
-}
-
-template <int WARPS_M, int WARPS_N, int MT, int NTL, int BK, int STAGES, int MINB, int KUNROLL>
-void Tf32x3<WARPS_M, WARPS_N, MT, NTL, BK, STAGES, MINB, KUNROLL>::launch(
-    stream_t s, const GemmArgs<float>& g) {
-  const int which = (g.ta ? 2 : 0) + (g.tb ? 0 : 1);
-  const auto [tm, tn, tiles] = launch_tiles(g, BM, BN);
-  const Tf32x3Grid grid{int(tm), int(tn), g.lda % 4 == 0 && aligned16(g.A),
-                        g.ldb % 4 == 0 && aligned16(g.B)};
-  prepare(which);
-  kernels_of<Tf32x3>()[which]<<<unsigned(tiles), NT, smem_of<Tf32x3>(which), s>>>(g, grid);
-  DLA_CUDA_CHECK_LAUNCH();
-}
+// Configs: WARPS_M, WARPS_N, MT, NT, BK, STAGES, MINB, KUNROLL.
+template <int WARPS_M, int WARPS_N, int MT, int NT, int BK, int STAGES, int MINB, int KUNROLL>
+using Tf32x3 = MmaGemm<Tf32x3Math, WARPS_M, WARPS_N, MT, NT, BK, STAGES, MINB, KUNROLL>;
 
 template <class Cfg>
 Tf32x3Config make(const char* name) {

@@ -1,11 +1,12 @@
 #pragma once
 // Pieces shared by the tiled GEMM kernel families (gemm_tuned.cu: FP32 on the
-// CUDA cores; gemm_tf32x3.cu and gemm_tf32x3_wgmma.cu: FP32 emulated on the
-// tensor cores): the TF32 operand split, the cp.async copy
-// of an operand tile into shared memory (TcOperand), the mapping from a block
-// index to its output tile (rasterized for L2 reuse, or only the tiles that
-// meet a triangle), and the host side of a launch (its tile count, the
-// shared-memory opt-in). Internal to gemm/src/cuda.
+// CUDA cores; gemm_mma.cuh with gemm_tf32x3.cu and gemm_double.cu, and
+// gemm_tf32x3_wgmma.cu: the tensor cores): the TF32 operand split, the cp.async
+// copy of an operand tile into shared memory (TcOperand, float or double), the
+// k loop's pipeline, the mma kernels' epilogue, the mapping from a block index
+// to its output tile (rasterized for L2 reuse, or only the tiles that meet a
+// triangle), and the host side of a launch (its tile count, the shared-memory
+// opt-in). Internal to gemm/src/cuda.
 #include <climits>
 #include <mutex>
 #include <string>
@@ -132,20 +133,17 @@ struct TcOperands {
   }
 };
 
-// The k loop of the mma kernels (gemm_tf32x3.cu, gemm_double.cu): a
-// STAGES-deep cp.async pipeline of BK-deep tiles of both operands. Before a
-// stage is computed, the copy of the tile STAGES - 1 ahead is issued into the
-// stage computed last, so STAGES - 1 tiles are in flight during each
-// compute(as, bs) (the stage's A and B tiles).
-template <int STAGES, int BK, class Ops, class T, class Compute>
-__device__ __forceinline__ void mma_mainloop(Ops& ops, T* As, T* Bs, const GemmArgs<T>& g,
-                                             Compute&& compute) {
-  using OA = decltype(ops.a);
-  using OB = decltype(ops.b);
-  const index_t ktiles = (g.k + BK - 1) / BK;
+// The k loop of the tiled kernels (gemm_tuned.cu, gemm_mma.cuh): a
+// STAGES-deep cp.async pipeline over ktiles k tiles. copy(stage, kt) issues
+// the copies of k tile kt into pipeline stage `stage`; compute(stage)
+// consumes a stage. Before a stage is computed, the copy of the tile STAGES - 1
+// ahead is issued into the stage computed last, so STAGES - 1 tiles are in
+// flight during each compute.
+template <int STAGES, class Copy, class Compute>
+__device__ __forceinline__ void cp_async_pipeline(index_t ktiles, Copy&& copy, Compute&& compute) {
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < ktiles) ops.copy(As, Bs, s, index_t(s) * BK, g);
+    if (s < ktiles) copy(s, index_t(s));
     cp_async_commit();
   }
   int st = 0, wst = STAGES - 1;  // stage to compute, stage to fill
@@ -153,16 +151,16 @@ __device__ __forceinline__ void mma_mainloop(Ops& ops, T* As, T* Bs, const GemmA
     cp_async_wait<STAGES - 2>();
     __syncthreads();
     const index_t nk = kt + STAGES - 1;
-    if (nk < ktiles) ops.copy(As, Bs, wst, nk * BK, g);
+    if (nk < ktiles) copy(wst, nk);
     cp_async_commit();
     wst = wst + 1 == STAGES ? 0 : wst + 1;
-    compute(static_cast<const T*>(As + st * OA::kElems), static_cast<const T*>(Bs + st * OB::kElems));
+    compute(st);
     st = st + 1 == STAGES ? 0 : st + 1;
   }
   cp_async_wait<0>();
 }
 
-// Epilogue of the mma kernels: C = alpha*acc + beta*C (beta == 0 never reads
+// Epilogue of the mma kernels (gemm_mma.cuh): C = alpha*acc + beta*C (beta == 0 never reads
 // C) for a warp's MT x NTL tiles of 16 x 8 (acc[i][j][r]: row lg + 8 (r >> 1),
 // column 2 lt + (r & 1) of tile (i, j), lane = 4 lg + lt; the warp tile at
 // (wrow, wcol) of the block tile at (i0, j0)). A diagonal tile of a

@@ -216,21 +216,10 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
     cb.copy(Bs + stage * BK * LDB, n_left, kend - p0, g.B);
   };
 
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < ktiles) load_stage(s, kbeg + index_t(s) * BK);
-    cp_async_commit();
-  }
-  int st = 0, wst = STAGES - 1;  // stage to compute, stage to fill
-  for (index_t kt = 0; kt < ktiles; ++kt) {
-    cp_async_wait<STAGES - 2>();
-    __syncthreads();
-    const index_t nk = kt + STAGES - 1;
-    if (nk < ktiles) load_stage(wst, kbeg + nk * BK);
-    cp_async_commit();
-    wst = wst + 1 == STAGES ? 0 : wst + 1;
-    const float* as = As + st * BK * LDA + row0;
-    const float* bs = Bs + st * BK * LDB + col0;
+  // One k tile: rank-1 updates of the thread's TM x TN outputs.
+  auto compute = [&](int stage) {
+    const float* as = As + stage * BK * LDA + row0;
+    const float* bs = Bs + stage * BK * LDB + col0;
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
       float a[TM], b[TN];
@@ -247,9 +236,9 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
 #pragma unroll
         for (int c = 0; c < TN; ++c) acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
     }
-    st = st + 1 == STAGES ? 0 : st + 1;
-  }
-  cp_async_wait<0>();
+  };
+  cp_async_pipeline<STAGES>(
+      ktiles, [&](int stage, index_t kt) { load_stage(stage, kbeg + kt * BK); }, compute);
   // The next kernel may start launching once every block is past its main
   // loop (programmatic dependent launch: the split-K reduction, a solver's
   // next kernel); its blocks wait for this grid to finish (griddepcontrol.wait).
