@@ -1,7 +1,8 @@
-// DGEMM. On compute capability 9.0 and newer: the FP64 tensor cores
-// (mma.sync.m16n8k8.f64, sm_90), named configs "dmma_<BM>x<BN>x<BK>_s<STAGES>".
-// Elsewhere (and with DLA_DGEMM=simt, for comparison runs): the register-tiled
-// CUDA-core kernel (64x64x8 block tile, 4x4 outputs per thread, 256 threads).
+// DGEMM. On compute capability 9.0 and newer (in a build with sm_90 code): the
+// FP64 tensor cores (mma.sync.m16n8k8.f64), named configs
+// "dmma_<BM>x<BN>x<BK>_s<STAGES>". Elsewhere (and with DLA_DGEMM=simt, for
+// comparison runs): the register-tiled CUDA-core kernel (64x64x8 block tile,
+// 4x4 outputs per thread, 256 threads).
 //
 // The tensor-core kernel is the mma kernel family of gemm_mma.cuh (shared
 // with the 3xTF32 kernels) with the math policy Fp64Math below: no operand
@@ -79,10 +80,22 @@ bool simt_forced() {
   return e != nullptr && std::strcmp(e, "simt") == 0;
 }
 
+// Whether the tensor-core kernel holds real code: the f64 m16n8k8 shape
+// needs sm_90, so a build for older architectures only (a user-set
+// CMAKE_CUDA_ARCHITECTURES) has the trap stub, even on a 9.0 device (PTX JIT).
+bool dmma_compiled() {
+  static const bool v = [] {
+    cudaFuncAttributes a{};
+    return cudaFuncGetAttributes(&a, mma_kernel<D64x64, false, false>) == cudaSuccess &&
+           a.ptxVersion >= 90;
+  }();
+  return v;
+}
+
 }  // namespace
 
 std::string dgemm_choice(index_t m, index_t n, int tri) {
-  if (simt_forced() || device_limits().cc < 90) return "simt_64x64x8";
+  if (simt_forced() || device_limits().cc < 90 || !dmma_compiled()) return "simt_64x64x8";
   // 128 x 128 tiles once they fill the device (a 64 x 64 tile has a quarter
   // of the work but the same pipeline fill and epilogue).
   const index_t tm = (m + 127) / 128, tn = (n + 127) / 128;

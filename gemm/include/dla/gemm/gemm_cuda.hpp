@@ -149,8 +149,9 @@ std::string sgemmt_auto_choice(Uplo uplo, Op opA, Op opB, index_t m, index_t n, 
                                index_t lda, index_t ldb, Fp32Gemm math = Fp32Gemm::Native);
 
 // What dgemm (uplo omitted) and dgemmt / dsyrk (the `uplo` triangle) run for
-// an m x n C on the current device: "dmma_128x128x16_s4" (FP64 tensor cores,
-// compute capability 9.0+, once the 128 x 128 tiles fill the device),
+// an m x n C on the current device: "dmma_128x128x16_s4" (FP64 tensor cores:
+// compute capability 9.0+ and a build with sm_90 code; once the 128 x 128
+// tiles fill the device),
 // "dmma_64x64x16_s4" (fewer tiles), or "simt_64x64x8" (the CUDA-core kernel:
 // older devices, or the environment variable DLA_DGEMM=simt, read per call).
 std::string dgemm_auto_choice(index_t m, index_t n);
