@@ -92,22 +92,33 @@ bool dmma_compiled() {
   return v;
 }
 
-}  // namespace
+enum class DgemmKernel { Simt, Dmma64, Dmma128 };
 
-std::string dgemm_choice(index_t m, index_t n, int tri) {
-  if (simt_forced() || device_limits().cc < 90 || !dmma_compiled()) return "simt_64x64x8";
+DgemmKernel pick_kernel(index_t m, index_t n, int tri) {
+  if (simt_forced() || device_limits().cc < 90 || !dmma_compiled()) return DgemmKernel::Simt;
   // 128 x 128 tiles once they fill the device (a 64 x 64 tile has a quarter
   // of the work but the same pipeline fill and epilogue).
   const index_t tm = (m + 127) / 128, tn = (n + 127) / 128;
   const index_t tiles = tri == kTriAll ? tm * tn : tri_tile_count(tm, tn, tri);
-  return tiles >= device_limits().sm_count ? "dmma_128x128x16_s4" : "dmma_64x64x16_s4";
+  return tiles >= device_limits().sm_count ? DgemmKernel::Dmma128 : DgemmKernel::Dmma64;
+}
+
+}  // namespace
+
+std::string dgemm_choice(index_t m, index_t n, int tri) {
+  switch (pick_kernel(m, n, tri)) {
+    case DgemmKernel::Dmma128: return "dmma_128x128x16_s4";
+    case DgemmKernel::Dmma64: return "dmma_64x64x16_s4";
+    default: return "simt_64x64x8";
+  }
 }
 
 void launch_dgemm(stream_t s, const GemmArgs<double>& g) {
-  const std::string c = dgemm_choice(g.m, g.n, g.tri);
-  if (c == "dmma_128x128x16_s4") D128x128::launch(s, g);
-  else if (c == "dmma_64x64x16_s4") D64x64::launch(s, g);
-  else launch_reg_tiled<double, 64, 64, 8, 4, 4>(s, g);
+  switch (pick_kernel(g.m, g.n, g.tri)) {
+    case DgemmKernel::Dmma128: D128x128::launch(s, g); break;
+    case DgemmKernel::Dmma64: D64x64::launch(s, g); break;
+    default: launch_reg_tiled<double, 64, 64, 8, 4, 4>(s, g);
+  }
 }
 
 }  // namespace dla::cuda::detail
