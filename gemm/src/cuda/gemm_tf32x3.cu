@@ -37,17 +37,6 @@
 namespace dla::cuda::detail {
 namespace {
 
-// d += a b for one 16x8x8 piece: a row-major 16x8 (a0 (g, t), a1 (g+8, t),
-// a2 (g, t+4), a3 (g+8, t+4)), b 8x8 by columns (b0 (t, g), b1 (t+4, g)),
-// d (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1); lane = 4 g + t.
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4],
-                                         const unsigned (&b)[2]) {
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 // One BK-deep stage: per k8 step the B fragments of the warp's NTL n tiles
 // and, per m tile, the A fragment, each split into hi and lo parts; per group
 // of 4 n tiles fresh fragments t8 (small terms first), then acc += t8 with

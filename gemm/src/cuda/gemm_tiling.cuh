@@ -1,29 +1,23 @@
 #pragma once
 // Pieces shared by the tiled GEMM kernel families (gemm_tuned.cu: FP32 on the
 // CUDA cores; gemm_mma.cuh with gemm_tf32x3.cu and gemm_double.cu, and
-// gemm_tf32x3_wgmma.cu: the tensor cores): the TF32 operand split, the cp.async
-// copy of an operand tile into shared memory (TcOperand, float or double), the
-// k loop's pipeline, the mma kernels' epilogue, the mapping from a block index
-// to its output tile (rasterized for L2 reuse, or only the tiles that meet a
-// triangle), and the host side of a launch (its tile count, the shared-memory
-// opt-in). Internal to gemm/src/cuda.
+// gemm_tf32x3_wgmma.cu: the tensor cores): the cp.async copy of an operand
+// tile into shared memory (TcOperand, float or double), the k loop's
+// pipeline, the mma kernels' epilogue, the mapping from a block index to its
+// output tile (rasterized for L2 reuse, or only the tiles that meet a
+// triangle), and the host side of a launch (its tile count, the
+// shared-memory opt-in). Internal to gemm/src/cuda; the TF32 operand split
+// and the mma.sync product are in dla/core/cuda_tf32.cuh.
 #include <climits>
 #include <mutex>
 #include <string>
 
 #include "dla/core/cuda_cp_async.cuh"
+#include "dla/core/cuda_tf32.cuh"
 #include "dla/core/error.hpp"
 #include "gemm_kernels.cuh"
 
 namespace dla::cuda::detail {
-
-// x = hi + lo + r, hi and lo TF32 (their low 13 bits zero), |r| <= 2^-22 |x|
-// (the operand split of the 3xTF32 kernels).
-__device__ __forceinline__ void split_tf32(float x, unsigned& hi, unsigned& lo) {
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(x));
-  const float rest = x - __uint_as_float(hi);
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo) : "f"(rest));
-}
 
 // One operand's BO x BK tile (o along m or n, p along k) in shared memory and
 // one thread's plan for copying it there. Element (o, p) of the operand is
