@@ -15,6 +15,8 @@
 //                                     in the look-ahead the critical stream's
 //                                     part (float, lower) is one launch of
 //                                     potrf_update_kernel, built for latency
+//                                     (3xTF32 on the tensor cores when the
+//                                     updates are)
 // The upper case runs the same steps on the transpose (U = L^T).
 // No host round trips: the first failing minor is written to the device `info`
 // and every later diagonal kernel sees it and does nothing.
@@ -117,6 +119,13 @@ bool crit_update_enabled() {
   return v;
 }
 
+// DLA_POTRF_CRIT_TC=0 runs potrf_update_kernel on the CUDA cores even where
+// the factorization's updates are on the tensor cores (A/B runs).
+bool crit_tc_enabled() {
+  static const bool v = env_switch("DLA_POTRF_CRIT_TC");
+  return v;
+}
+
 // DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
 // below and prints one line per block column to stderr after the call
 // (synchronizing; diagnostic runs only). Times in us from the call's start:
@@ -178,6 +187,9 @@ struct Potrf {
   T* A;
   index_t lda;
   int* info;
+  // The look-ahead's updates run on the tensor cores (3xTF32): the critical
+  // path's potrf_update_kernel does too where its contract allows.
+  bool tensor_cores = false;
 
   T* at(index_t i, index_t j) const { return A + i + j * lda; }
 
@@ -198,6 +210,8 @@ struct Potrf {
   // syrk(c0, r, p0, kk, cols) on the critical path: potrf_update_kernel
   // (potrf_update.cuh) where its contract holds (float, lower, lda % 4 == 0,
   // 16-byte aligned blocks, kk <= 384) and the update is small, else syrk.
+  // With tensor-core updates, its 3xTF32 variant where kk <= 256 and
+  // kk % 8 == 0 (every look-ahead update with nb a multiple of 8).
   void crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols) const {
     if constexpr (std::is_same_v<T, float>) {
       using U = detail::CritUpdate;
@@ -207,15 +221,17 @@ struct Potrf {
       const index_t mt = (r + U::kTile - 1) / U::kTile, nt = (cols + U::kTile - 1) / U::kTile;
       if (!upper && crit_update_enabled() && r > 0 && kk > 0 && kk <= U::kMaxK && cols <= r &&
           lda % 4 == 0 && aligned(P) && aligned(C) && mt * nt <= U::kMaxTiles) {
-        const std::size_t smem = U::smem_bytes(int(kk));
-        DLA_CUDA_CHECK(cudaFuncSetAttribute(&detail::potrf_update_kernel,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        const bool tc = tensor_cores && crit_tc_enabled() && kk <= U::kMaxKTc && kk % 8 == 0;
+        auto* kernel = tc ? &detail::potrf_update_kernel<true> : &detail::potrf_update_kernel<false>;
+        const std::size_t smem = U::smem_bytes(int(kk), tc);
+        DLA_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
         // A programmatic dependent of the panel kernel, like the GEMM it replaces.
         const dla::detail::KernelLaunch launch(
             reinterpret_cast<cudaStream_t>(s),
             dim3(unsigned(nt), unsigned(mt)),
             dim3(U::kThreads), smem, true);
-        launch(&detail::potrf_update_kernel, P, C, lda, int(r), int(cols), int(kk));
+        launch(kernel, P, C, lda, int(r), int(cols), int(kk));
         return;
       }
     }
@@ -328,7 +344,7 @@ struct Potrf {
     const index_t side_sms = potrf_side_sms(n, tensor_cores, res.sm_count);
     cudaStream_t side = side_sms > 0 ? detail::sm_partition_stream(int(side_sms)) : nullptr;
     if (side == nullptr) side = res.side;  // all SMs, or no green contexts here
-    const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info};
+    const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores};
     const Potrf<T> on_side{reinterpret_cast<stream_t>(side), upper, A, lda, info};
     DLA_CUDA_CHECK(cudaEventRecord(res.start, caller));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.start, 0));
