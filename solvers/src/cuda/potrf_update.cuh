@@ -36,12 +36,17 @@
 //    m16n8k8 pieces; per k8 step the fragments are split into TF32 hi and lo
 //    parts and three products go into a fresh fragment that is added to the
 //    FP32 accumulator, exactly as in gemm_tf32x3.cu (whose header has the
-//    error analysis). The FMA version spends ~13 k of its ~17 k cycles
-//    issuing 8 k instructions per scheduler; this one issues ~1.6 k, and the
-//    tensor pipe needs ~1.5 k cycles for the tile's 1536 mma (k = 128).
-//    Operand rows are padded to 72 floats and the partial tiles' rows to 68,
-//    so fragment loads and stores are free of bank conflicts (lane 4 g + t on
-//    bank 8 t + g).
+//    error analysis). Measured on the H200 (session 27, clock64 stamps, one
+//    64 x 64 x 128 tile alone): each k-group's half of the arithmetic takes
+//    ~2.8 k cycles against the FMAs' ~3.5 k, not the ~1 k predicted from the
+//    instruction count. That is 192 mma per scheduler, ~14 cycles each if the
+//    tensor pipe sets it (likely for mma.sync TF32 on Hopper, where only
+//    wgmma reaches the full rate; not profiled), so three products barely
+//    beat the FMAs. The whole tile takes ~10.8 k cycles against ~12 k
+//    (issuing the cp.async loads alone ~3.1 k, the epilogue ~2 k); in the
+//    look-ahead at 4096 the updates run 5-8% faster (ncu). Operand rows are
+//    padded to 72 floats and the partial tiles' rows to 68, so fragment loads
+//    and stores are free of bank conflicts (lane 4 g + t on bank 8 t + g).
 //
 // Contract (checked by the caller): ld % 4 == 0, P and C 16-byte aligned,
 // 1 <= k <= kMaxK (TC: k <= kMaxKTc and k % 8 == 0). Rows >= m of P are
