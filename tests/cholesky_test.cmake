@@ -46,10 +46,12 @@ dla_cholesky_variant(side_16_sms
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
   DLA_POTRF_SIDE_SMS=16)
 
-# nb = 100: the look-ahead's critical-path updates have k = 100 and 200, not
-# multiples of 8, so with tensor-core updates potrf_update_kernel falls back
-# from its 3xTF32 variant to the CUDA cores (potrf.cu, crit_syrk); the default
-# nb (128) runs the 3xTF32 variant, DLA_FP32_GEMM=native the CUDA-core one.
+# nb = 100: the look-ahead's critical-path updates have k = 100 d for d
+# panels; k = 100 and 300 are not multiples of 8, so with tensor-core updates
+# potrf_update_kernel falls back from its 3xTF32 variant to the CUDA cores
+# (potrf.cu, crit_syrk), and k = 200 runs the 3xTF32 variant, in one
+# factorization. The default nb (128) runs only the 3xTF32 variant up to
+# k = 256, DLA_FP32_GEMM=native only the CUDA-core one.
 dla_cholesky_variant(nb100_crit_update_cuda_cores
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_NB=100)
