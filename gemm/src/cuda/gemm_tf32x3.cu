@@ -68,23 +68,8 @@ struct Tf32x3Math {
           split_tf32(OA::at(as, wrow + i * 16 + lg + 8 * (r & 1), k8 + lt + 4 * (r >> 1)), ah[r],
                      al[r]);
 #pragma unroll
-        for (int j0 = 0; j0 < NTL; j0 += 4) {
-          float t8[4][4];
-#pragma unroll
-          for (int j = 0; j < 4; ++j)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) t8[j][r] = 0.f;
-#pragma unroll
-          for (int j = 0; j < 4; ++j) mma_tf32(t8[j], al, bh[j0 + j]);
-#pragma unroll
-          for (int j = 0; j < 4; ++j) mma_tf32(t8[j], ah, bl[j0 + j]);
-#pragma unroll
-          for (int j = 0; j < 4; ++j) mma_tf32(t8[j], ah, bh[j0 + j]);
-#pragma unroll
-          for (int j = 0; j < 4; ++j)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) acc[i][j0 + j][r] += t8[j][r];
-        }
+        for (int j0 = 0; j0 < NTL; j0 += 4)
+          mma_tf32x3_n4(&acc[i][j0], ah, al, &bh[j0], &bl[j0]);
       }
     }
   }

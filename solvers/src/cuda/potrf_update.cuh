@@ -179,23 +179,7 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
             for (int r = 0; r < 2; ++r)
               split_tf32(Bs[(k8 + lq + 4 * r) * kL + 8 * (j0 + j) + lg], bh[j][r], bl[j][r]);
 #pragma unroll
-          for (int mi = 0; mi < 2; ++mi) {
-            float t8[4][4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-#pragma unroll
-              for (int r = 0; r < 4; ++r) t8[j][r] = 0.f;
-#pragma unroll
-            for (int j = 0; j < 4; ++j) mma_tf32(t8[j], al[mi], bh[j]);
-#pragma unroll
-            for (int j = 0; j < 4; ++j) mma_tf32(t8[j], ah[mi], bl[j]);
-#pragma unroll
-            for (int j = 0; j < 4; ++j) mma_tf32(t8[j], ah[mi], bh[j]);
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-#pragma unroll
-              for (int r = 0; r < 4; ++r) acc[mi][j0 + j][r] += t8[j][r];
-          }
+          for (int mi = 0; mi < 2; ++mi) mma_tf32x3_n4(&acc[mi][j0], ah[mi], al[mi], bh, bl);
         }
       }
     } else {
