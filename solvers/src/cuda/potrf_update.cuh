@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
   // Tensor cores: warp w2 of the k-group owns rows 32 w2 .. 32 w2 + 31 (m16
   // pieces mi = 0, 1) and all 64 columns (n8 pieces nj = 0 .. 7); acc[mi][nj]
   // holds (16 mi + lg + 8 (r >> 1), 8 nj + 2 lq + (r & 1)) in element r.
-  constexpr int kAccR = TC ? 2 : 8, kAccC = TC ? 8 : 8, kAccE = TC ? 4 : 1;
+  constexpr int kAccR = TC ? 2 : 8, kAccC = 8, kAccE = TC ? 4 : 1;
   const int tr = lt % 8, tc = lt / 8;
   const int lane = tid % 32, lg = lane / 4, lq = lane % 4, w2 = lt / 32;
   float acc[kAccR][kAccC][kAccE];
