@@ -183,10 +183,10 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
         }
       }
     } else {
-      const float* a_ptr = As + pb * kT + 4 * tr;
-      const float* b_ptr = Bs + pb * kT + 4 * tc;
+      const float* a_ptr = As + pb * kL + 4 * tr;
+      const float* b_ptr = Bs + pb * kL + 4 * tc;
 #pragma unroll 2
-      for (int p = pb; p < pe; ++p, a_ptr += kT, b_ptr += kT) {
+      for (int p = pb; p < pe; ++p, a_ptr += kL, b_ptr += kL) {
         const float4 a0 = *reinterpret_cast<const float4*>(a_ptr);
         const float4 a1 = *reinterpret_cast<const float4*>(a_ptr + 32);
         const float4 b0 = *reinterpret_cast<const float4*>(b_ptr);

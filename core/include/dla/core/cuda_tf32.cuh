@@ -1,10 +1,11 @@
 #pragma once
 // The 3xTF32 building blocks shared by dla's kernels: the operand split, one
-// mma.sync m16n8k8 TF32 product, and the three-product step of 4 n8 pieces. Used by the tensor-core GEMMs
-// (gemm/src/cuda: gemm_tf32x3.cu, gemm_tf32x3_wgmma.cu; gemm_tf32x3.cu's
-// header says how three TF32 products give FP32 accuracy) and the Cholesky's
-// critical-path update (solvers/src/cuda/potrf_update.cuh). For dla's own
-// CUDA sources; not part of the API a user includes.
+// mma.sync m16n8k8 TF32 product, and the three-product step of 4 n8 pieces.
+// Used by the tensor-core GEMMs (gemm/src/cuda: gemm_tf32x3.cu,
+// gemm_tf32x3_wgmma.cu; gemm_tf32x3.cu's header says how three TF32 products
+// give FP32 accuracy) and the Cholesky's critical-path update
+// (solvers/src/cuda/potrf_update.cuh). For dla's own CUDA sources; not part
+// of the API a user includes.
 #include <cuda_runtime.h>
 
 namespace dla::cuda::detail {
