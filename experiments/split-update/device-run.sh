@@ -15,15 +15,15 @@ echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1)"
 sed -n '/The following tests FAILED/,$p' "$OUT/ctest.log" | head -20
 for tool in memcheck racecheck; do
   DLA_EXPECT_GPU=1 timeout 200 compute-sanitizer --tool $tool --error-exitcode 99 \
-    build/tests/sanitize_test --gtest_filter='SanitizeCholesky*' > "$OUT/san.log" 2>&1
-  echo "sanitize $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$OUT/san.log" | tr '\n' ' ')"
+    build/tests/sanitize_test --gtest_filter='SanitizeCholesky*' > "$OUT/san-$tool.log" 2>&1
+  echo "sanitize $tool rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$OUT/san-$tool.log" | tr '\n' ' ')"
 done
 "$B" bench potrf --sizes 4096 --repeat 30 --variants tf32x3 > /dev/null 2>&1  # warm-up
 for rep in 1 2; do
   for sp in 1 0; do
     DLA_POTRF_SPLIT_UPDATE=$sp "$B" bench potrf --sizes 2048,3000,4096,5000,6144,8192 \
-      --variants tf32x3 2>/dev/null | grep -E "spotrf|sposv" | awk -v t="split=$sp run $rep" "{print t, \$3, \$4, \$5, \$8}" \
-      | tee -a "$OUT/ab.txt"
+      --variants tf32x3 > "$OUT/ab-$sp-$rep.txt" 2>&1
+    grep -E "spotrf|sposv" "$OUT/ab-$sp-$rep.txt" | sed "s/^/split=$sp run $rep: /"
   done
 done
 for sp in 1 0; do

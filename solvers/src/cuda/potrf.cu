@@ -56,9 +56,7 @@ namespace {
 struct LookaheadResources {
   cudaStream_t crit = nullptr, side = nullptr;
   cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr;
-  // Progress words (crit only): flag[0] the diagonal kernel's, for the fused
-  // panel; flag[1] counts the stored tiles of the split update's rows below.
-  int* flag = nullptr;
+  int* flag = nullptr;  // progress word of the diagonal kernel for the fused panel (crit only)
   int sm_count = 0;
 };
 
@@ -75,7 +73,7 @@ const LookaheadResources& lookahead_resources() {
     DLA_CUDA_CHECK(cudaDeviceGetAttribute(&r.sm_count, cudaDevAttrMultiProcessorCount, dev));
     for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done})
       DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
-    DLA_CUDA_CHECK(cudaMalloc(&r.flag, 2 * sizeof(int)));
+    DLA_CUDA_CHECK(cudaMalloc(&r.flag, sizeof(int)));
   }
   return r;
 }
@@ -237,13 +235,11 @@ struct Potrf {
   // ti_min on (rows c0 + 64 ti_min ..); crit_update_fits must hold. With
   // tensor-core updates, its 3xTF32 variant where kk <= 256 and kk % 8 == 0
   // (every look-ahead update with nb a multiple of 8). Launched as a
-  // programmatic dependent: of the panel kernel (done = null: it waits for
-  // it), or of the next diagonal kernel (done set: the split update's rows
-  // below the next diagonal block, which run beside it without waiting; each
-  // block adds 1 to *done when its tile is stored). Returns the number of
-  // blocks that have a tile (those that add to *done).
-  int crit_update(index_t c0, index_t r, index_t p0, index_t kk, index_t cols, int ti_min,
-                  int* done) const {
+  // programmatic dependent: of the panel kernel (beside = false: it waits for
+  // it), or of the next diagonal kernel (beside = true: the split update's
+  // rows below the next diagonal block, which run beside it without waiting).
+  void crit_update(index_t c0, index_t r, index_t p0, index_t kk, index_t cols, int ti_min,
+                   bool beside) const {
     if constexpr (std::is_same_v<T, float>) {
       using U = detail::CritUpdate;
       const index_t mt = (r + U::kTile - 1) / U::kTile, nt = (cols + U::kTile - 1) / U::kTile;
@@ -256,19 +252,15 @@ struct Potrf {
           reinterpret_cast<cudaStream_t>(s), dim3(unsigned(nt), unsigned(mt)),
           dim3(U::kThreads), smem, true);
       launch(kernel, static_cast<const float*>(at(c0, p0)), at(c0, c0), lda, int(r), int(cols),
-             int(kk), ti_min, done);
-      int tiles = 0;  // tile (ti, tj) is live where ti >= tj and ti >= ti_min
-      for (index_t ti = ti_min; ti < mt; ++ti) tiles += int(std::min(ti + 1, nt));
-      return tiles;
+             int(kk), ti_min, beside);
     }
-    return 0;
   }
 
   // syrk(c0, r, p0, kk, cols) on the critical path: potrf_update_kernel
   // where it fits, else the triangular GEMM.
   void crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols) const {
     if (crit_update_fits(c0, r, p0, kk, cols))
-      crit_update(c0, r, p0, kk, cols, 0, nullptr);
+      crit_update(c0, r, p0, kk, cols, 0, false);
     else
       syrk(c0, r, p0, kk, cols);
   }
@@ -330,14 +322,13 @@ struct Potrf {
   // below: the split update's rows below this diagonal block (or null): they
   // go between the two launches, as the diagonal kernel's programmatic
   // dependent (it lets dependents launch at its start), and the panel kernel
-  // waits until their blocks have counted themselves in flag[1], which
-  // *below_count totals over the factorization, before it reads A21.
+  // waits for them before it reads A21.
   void diag_and_panel(index_t off, index_t jb, index_t r, int* flag, int flag_base,
-                      const RowsBelow* below = nullptr, int* below_count = nullptr) const {
+                      const RowsBelow* below = nullptr) const {
     diag(off, jb, flag, flag_base);
     if (below != nullptr)
-      *below_count += crit_update(below->c0, below->r, below->p0, below->kk, below->cols,
-                                  int(below->order / detail::CritUpdate::kTile), flag + 1);
+      crit_update(below->c0, below->r, below->p0, below->kk, below->cols,
+                  int(below->order / detail::CritUpdate::kTile), true);
     if (r <= 0) return;
     const bool narrow = jb <= 128;  // the 128-wide layout: half the shared memory
     const std::size_t smem = narrow ? detail::potrf_panel_smem_bytes<T, 128>()
@@ -354,8 +345,7 @@ struct Potrf {
     const T* L11 = at(off, off);
     T* P = upper ? at(off, off + jb) : at(off + jb, off);
     launch(kernel, L11, P, lda, int(jb), r, upper, static_cast<const int*>(flag), flag_base,
-           below != nullptr ? static_cast<const int*>(flag + 1) : nullptr,
-           below != nullptr ? *below_count : 0);
+           below != nullptr);
   }
 
   // L21 = A21 L11^-T for the rows off+jb .. off+n of block column `off`.
@@ -409,7 +399,7 @@ struct Potrf {
     DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.start, 0));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.start, 0));
     DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
-    DLA_CUDA_CHECK(cudaMemsetAsync(res.flag, 0, 2 * sizeof(int), crit));
+    DLA_CUDA_CHECK(cudaMemsetAsync(res.flag, 0, sizeof(int), crit));
     LookaheadTrace trace;
     trace.start(crit);
     int step = 0;
@@ -419,15 +409,14 @@ struct Potrf {
     // diag(b+1), and panel(b+1) waits for them (diag_and_panel). Used where
     // potrf_update_kernel takes both parts, the next block is a multiple of
     // its 64-row tiles and its diagonal kernel comes with a fused panel.
-    RowsBelow pending{};
+    Potrf::RowsBelow pending{};
     bool has_pending = false;
-    int below_count = 0;  // the split updates' live tiles so far (res.flag[1])
     const auto update_next = [&](index_t c0, index_t r, index_t kk, index_t cols) {
       const index_t order = std::min(nb, r);
       if (split_update_enabled() && fused_panel_enabled() && order <= detail::kDiagMax &&
           order % detail::CritUpdate::kTile == 0 && r > order &&
           c.crit_update_fits(c0, r, gs, kk, cols) && c.crit_update_fits(c0, order, gs, kk, order)) {
-        c.crit_update(c0, order, gs, kk, order, 0, nullptr);
+        c.crit_update(c0, order, gs, kk, order, 0, false);
         pending = {c0, r, gs, kk, cols, order};
         has_pending = true;
       } else {
@@ -440,7 +429,7 @@ struct Potrf {
       trace.mark(step, LookaheadTrace::kDiag, crit);
       if (jb <= detail::kDiagMax && fused_panel_enabled()) {
         c.diag_and_panel(j, jb, r, res.flag, step * detail::kPanelFlagStep,
-                         has_pending ? &pending : nullptr, &below_count);
+                         has_pending ? &pending : nullptr);
       } else {
         c.factor(j, jb, detail::kDiagMax);
         c.panel(j, jb, r);

@@ -479,7 +479,7 @@ __device__ inline void panel_wait(const int* flag, int target) {
 template <class T, int NC>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
-                       const int* flag, int flag_base, const int* rows_done, int rows_target) {
+                       const int* flag, int flag_base, bool wait_primary) {
   using Smem = PanelSmem<T, NC>;
   constexpr int kWarpsDiag = diag_threads<T>() / 32;  // flag increments per sub-panel
   extern __shared__ __align__(16) unsigned char panel_smem_raw[];
@@ -491,11 +491,11 @@ __global__ void __launch_bounds__(kPanelThreads)
   auto pel = [=](int c) { return upper ? P + c + t * ld : P + t + index_t(c) * ld; };
   auto lel = [=](int i, int c) { return upper ? L11 + c + index_t(i) * ld : L11 + i + index_t(c) * ld; };
 
-  // After a split update (potrf.cu) the update of the panel's rows runs
-  // beside the diagonal kernel: wait until its blocks have stored them
-  // (rows_done reaches rows_target) before the first read of A21. A21 is
-  // read with __ldcg (L2): another SM may have written it during this kernel.
-  if (rows_done != nullptr) panel_wait(rows_done, rows_target);
+  // After a split update (potrf.cu) the kernel before this one on the stream
+  // is the update of the panel's own rows, launched beside the diagonal
+  // kernel: wait for it before the first read of A21. (Otherwise the kernel
+  // before is the diagonal kernel, followed through the flag, not waited for.)
+  if (wait_primary) asm volatile("griddepcontrol.wait;" ::: "memory");
   const int nchunks = (jb + 31) / 32;
 #pragma unroll 1
   for (int s = 0; s < nchunks; ++s) {
@@ -504,7 +504,7 @@ __global__ void __launch_bounds__(kPanelThreads)
 #pragma unroll
     for (int q = 0; q < 8; ++q) {
       const int c = c0 + 8 * g + q;
-      b[q] = live && c < jb ? __ldcg(pel(c)) : T(0);
+      b[q] = live && c < jb ? *pel(c) : T(0);
     }
     if (s > 0) {
       panel_wait(flag, flag_base + s * kWarpsDiag);

@@ -28,9 +28,8 @@
 // the tiles of the next diagonal block come first. Blocks of tile rows below
 // ti_min exit too: the split update (potrf.cu, session 28) updates the next
 // diagonal block first (ti_min = 0, m = n = its order) and the rows below it
-// (ti_min = order / 64) in a second launch that runs next to the next
-// diagonal kernel instead of before it: `done` set, each of its blocks adds 1
-// to *done when its tile is stored.
+// (ti_min = order / 64) in a second launch, with `beside` set, that runs
+// next to the next diagonal kernel instead of before it.
 //
 // Two arithmetic variants (template argument TC), the rest shared:
 //  - TC = false, the CUDA cores: each thread of a k-group accumulates an
@@ -99,7 +98,7 @@ struct CritUpdate {
 template <bool TC>
 __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
     potrf_update_kernel(const float* __restrict__ P, float* C, index_t ld, int m, int n, int k,
-                        int ti_min, int* done) {
+                        int ti_min, bool beside) {
   using U = CritUpdate;
   constexpr int KG = U::kGroups;
   constexpr int kT = U::kTile;
@@ -114,17 +113,14 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
   const int i0 = ti * kT, j0 = tj * kT;
   const int tid = threadIdx.x, g = tid / U::kGroupThreads, lt = tid % U::kGroupThreads;
 
-  const bool beside = done != nullptr;
   if (!beside) {
     // Launched as a programmatic dependent of the panel kernel: wait for it.
     asm volatile("griddepcontrol.wait;" ::: "memory");
   } else {
     // Launched as a programmatic dependent of the next diagonal kernel, to
     // run beside it: no wait (this update's inputs were complete before that
-    // kernel started), and the next panel kernel may launch as soon as every
-    // block of this grid is resident. It follows this grid through `done`,
-    // not through griddepcontrol.wait, which would also wait for the
-    // diagonal kernel (measured: the factorization 40% slower).
+    // kernel started), and the next panel kernel, which waits for this
+    // grid, may launch as soon as every block of it is resident.
     asm volatile("griddepcontrol.launch_dependents;");
   }
 
@@ -260,12 +256,6 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
 #pragma unroll
     for (int q = 0; q < KG; ++q) s -= red[(q * kT + jj) * kR + ii];
     if (i < m && j < n && j <= i) C[i + index_t(j) * ld] = s;
-  }
-  if (beside) {
-    // After every thread's stores: one release add per block (the panel
-    // kernel polls `done` with ld.acquire until every block has added).
-    __syncthreads();
-    if (tid == 0) asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(done) : "memory");
   }
 }
 
