@@ -55,10 +55,3 @@ dla_cholesky_variant(side_16_sms
 dla_cholesky_variant(nb100_crit_update_cuda_cores
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_NB=100)
-
-# The split next-column update (potrf.cu, update_next) is the default where it
-# applies (float, lower, nb a multiple of 64); this entry keeps the one-launch
-# update before each diagonal block covered.
-dla_cholesky_variant(unsplit_update
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
-  DLA_POTRF_SPLIT_UPDATE=0)

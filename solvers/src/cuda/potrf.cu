@@ -16,9 +16,7 @@
 //                                     part (float, lower) is one launch of
 //                                     potrf_update_kernel, built for latency
 //                                     (3xTF32 on the tensor cores when the
-//                                     updates are), split in two: the next
-//                                     diagonal block first, the rows below
-//                                     it beside the next diagonal kernel
+//                                     updates are)
 // The upper case runs the same steps on the transpose (U = L^T).
 // No host round trips: the first failing minor is written to the device `info`
 // and every later diagonal kernel sees it and does nothing.
@@ -121,14 +119,6 @@ bool crit_update_enabled() {
   return v;
 }
 
-// DLA_POTRF_SPLIT_UPDATE=0 updates the next block column in one launch
-// before its diagonal kernel instead of splitting the update (A/B runs;
-// factor_lookahead).
-bool split_update_enabled() {
-  static const bool v = env_switch("DLA_POTRF_SPLIT_UPDATE");
-  return v;
-}
-
 // DLA_POTRF_CRIT_TC=0 runs potrf_update_kernel on the CUDA cores even where
 // the factorization's updates are on the tensor cores (A/B runs).
 bool crit_tc_enabled() {
@@ -217,60 +207,36 @@ struct Potrf {
                        at(p0, c0), lda, T(1), at(c0, c0), lda);
   }
 
-  // Whether potrf_update_kernel (potrf_update.cuh) takes syrk(c0, r, p0, kk,
-  // cols): float, lower, lda % 4 == 0, 16-byte aligned blocks, kk <= 384,
-  // and a small update (at most kMaxTiles tiles of its grid).
-  bool crit_update_fits(index_t c0, index_t r, index_t p0, index_t kk, index_t cols) const {
+  // syrk(c0, r, p0, kk, cols) on the critical path: potrf_update_kernel
+  // (potrf_update.cuh) where its contract holds (float, lower, lda % 4 == 0,
+  // 16-byte aligned blocks, kk <= 384) and the update is small, else syrk.
+  // With tensor-core updates, its 3xTF32 variant where kk <= 256 and
+  // kk % 8 == 0 (every look-ahead update with nb a multiple of 8).
+  void crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols) const {
     if constexpr (std::is_same_v<T, float>) {
       using U = detail::CritUpdate;
+      const float* P = at(c0, p0);
+      float* C = at(c0, c0);
       const auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
       const index_t mt = (r + U::kTile - 1) / U::kTile, nt = (cols + U::kTile - 1) / U::kTile;
-      return !upper && crit_update_enabled() && r > 0 && kk > 0 && kk <= U::kMaxK && cols <= r &&
-             lda % 4 == 0 && aligned(at(c0, p0)) && aligned(at(c0, c0)) && mt * nt <= U::kMaxTiles;
+      if (!upper && crit_update_enabled() && r > 0 && kk > 0 && kk <= U::kMaxK && cols <= r &&
+          lda % 4 == 0 && aligned(P) && aligned(C) && mt * nt <= U::kMaxTiles) {
+        const bool tc = tensor_cores && crit_tc_enabled() && kk <= U::kMaxKTc && kk % 8 == 0;
+        auto* kernel = tc ? &detail::potrf_update_kernel<true> : &detail::potrf_update_kernel<false>;
+        const std::size_t smem = U::smem_bytes(int(kk), tc);
+        DLA_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        // A programmatic dependent of the panel kernel, like the GEMM it replaces.
+        const dla::detail::KernelLaunch launch(
+            reinterpret_cast<cudaStream_t>(s),
+            dim3(unsigned(nt), unsigned(mt)),
+            dim3(U::kThreads), smem, true);
+        launch(kernel, P, C, lda, int(r), int(cols), int(kk));
+        return;
+      }
     }
-    return false;
+    syrk(c0, r, p0, kk, cols);
   }
-
-  // syrk(c0, r, p0, kk, cols) by potrf_update_kernel, for the tile rows from
-  // ti_min on (rows c0 + 64 ti_min ..); crit_update_fits must hold. With
-  // tensor-core updates, its 3xTF32 variant where kk <= 256 and kk % 8 == 0
-  // (every look-ahead update with nb a multiple of 8). Launched as a
-  // programmatic dependent: of the panel kernel (beside = false: it waits for
-  // it), or of the next diagonal kernel (beside = true: the split update's
-  // rows below the next diagonal block, which run beside it without waiting).
-  void crit_update(index_t c0, index_t r, index_t p0, index_t kk, index_t cols, int ti_min,
-                   bool beside) const {
-    if constexpr (std::is_same_v<T, float>) {
-      using U = detail::CritUpdate;
-      const index_t mt = (r + U::kTile - 1) / U::kTile, nt = (cols + U::kTile - 1) / U::kTile;
-      const bool tc = tensor_cores && crit_tc_enabled() && kk <= U::kMaxKTc && kk % 8 == 0;
-      auto* kernel = tc ? &detail::potrf_update_kernel<true> : &detail::potrf_update_kernel<false>;
-      const std::size_t smem = U::smem_bytes(int(kk), tc);
-      DLA_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-      const dla::detail::KernelLaunch launch(
-          reinterpret_cast<cudaStream_t>(s), dim3(unsigned(nt), unsigned(mt)),
-          dim3(U::kThreads), smem, true);
-      launch(kernel, static_cast<const float*>(at(c0, p0)), at(c0, c0), lda, int(r), int(cols),
-             int(kk), ti_min, beside);
-    }
-  }
-
-  // syrk(c0, r, p0, kk, cols) on the critical path: potrf_update_kernel
-  // where it fits, else the triangular GEMM.
-  void crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols) const {
-    if (crit_update_fits(c0, r, p0, kk, cols))
-      crit_update(c0, r, p0, kk, cols, 0, false);
-    else
-      syrk(c0, r, p0, kk, cols);
-  }
-
-  // The split update (session 28): the part of crit_syrk(c0, r, p0, kk,
-  // cols) below the next diagonal block, launched between that block's
-  // diagonal kernel and its panel (diag_and_panel).
-  struct RowsBelow {
-    index_t c0, r, p0, kk, cols, order;  // order: the next diagonal block's
-  };
 
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
   // flag: progress word for a fused panel kernel (see diag_and_panel).
@@ -319,16 +285,8 @@ struct Potrf {
   // dependent of the diagonal kernel and follows its progress through
   // `flag` (values from flag_base on; potrf_kernels.cuh). Only for streams
   // that no other call shares the flag with (the look-ahead's crit stream).
-  // below: the split update's rows below this diagonal block (or null): they
-  // go between the two launches, as the diagonal kernel's programmatic
-  // dependent (it lets dependents launch at its start), and the panel kernel
-  // waits for them before it reads A21.
-  void diag_and_panel(index_t off, index_t jb, index_t r, int* flag, int flag_base,
-                      const RowsBelow* below = nullptr) const {
+  void diag_and_panel(index_t off, index_t jb, index_t r, int* flag, int flag_base) const {
     diag(off, jb, flag, flag_base);
-    if (below != nullptr)
-      crit_update(below->c0, below->r, below->p0, below->kk, below->cols,
-                  int(below->order / detail::CritUpdate::kTile), true);
     if (r <= 0) return;
     const bool narrow = jb <= 128;  // the 128-wide layout: half the shared memory
     const std::size_t smem = narrow ? detail::potrf_panel_smem_bytes<T, 128>()
@@ -344,8 +302,7 @@ struct Potrf {
         dim3(detail::kPanelThreads), smem, true);
     const T* L11 = at(off, off);
     T* P = upper ? at(off, off + jb) : at(off + jb, off);
-    launch(kernel, L11, P, lda, int(jb), r, upper, static_cast<const int*>(flag), flag_base,
-           below != nullptr);
+    launch(kernel, L11, P, lda, int(jb), r, upper, static_cast<const int*>(flag), flag_base);
   }
 
   // L21 = A21 L11^-T for the rows off+jb .. off+n of block column `off`.
@@ -375,12 +332,6 @@ struct Potrf {
   // earlier panels from rest(g-1) (whose region starts at group g+1), which
   // crit waits for before it first writes there. So the two streams never
   // write the same block, and rest(g) overlaps the d steps of group g+1.
-  // Where the split update applies (update_next), each "update" above is two
-  // launches: the next diagonal block alone, then diag(b+1), then the rest
-  // of the update (the rows below that block) as diag(b+1)'s programmatic
-  // dependent, running beside it, then panel(b+1), which waits for that rest
-  // before it reads its rows. So diag(b+1) waits only for a 128 x 128
-  // update, not for the whole block column or trapezoid.
   // d = 1 is the classic depth-1 look-ahead. Both streams start after the
   // work queued on s and s waits for both at the end, so the call is one
   // stream-ordered operation on s.
@@ -404,42 +355,21 @@ struct Potrf {
     trace.start(crit);
     int step = 0;
     index_t gs = 0;  // first column of the current group
-    // The split update: before diag(b+1), crit updates only the next
-    // diagonal block; the rows below it (pending) are updated beside
-    // diag(b+1), and panel(b+1) waits for them (diag_and_panel). Used where
-    // potrf_update_kernel takes both parts, the next block is a multiple of
-    // its 64-row tiles and its diagonal kernel comes with a fused panel.
-    Potrf::RowsBelow pending{};
-    bool has_pending = false;
-    const auto update_next = [&](index_t c0, index_t r, index_t kk, index_t cols) {
-      const index_t order = std::min(nb, r);
-      if (split_update_enabled() && fused_panel_enabled() && order <= detail::kDiagMax &&
-          order % detail::CritUpdate::kTile == 0 && r > order &&
-          c.crit_update_fits(c0, r, gs, kk, cols) && c.crit_update_fits(c0, order, gs, kk, order)) {
-        c.crit_update(c0, order, gs, kk, order, 0, false);
-        pending = {c0, r, gs, kk, cols, order};
-        has_pending = true;
-      } else {
-        c.crit_syrk(c0, r, gs, kk, cols);
-      }
-    };
     for (index_t j = 0; j < n; j += nb, ++step) {
       const index_t jb = std::min(nb, n - j);
       const index_t r = n - j - jb;
       trace.mark(step, LookaheadTrace::kDiag, crit);
       if (jb <= detail::kDiagMax && fused_panel_enabled()) {
-        c.diag_and_panel(j, jb, r, res.flag, step * detail::kPanelFlagStep,
-                         has_pending ? &pending : nullptr);
+        c.diag_and_panel(j, jb, r, res.flag, step * detail::kPanelFlagStep);
       } else {
         c.factor(j, jb, detail::kDiagMax);
         c.panel(j, jb, r);
       }
-      has_pending = false;  // update_next set it only where this step's branch is the first
       trace.mark(step, LookaheadTrace::kPanel, crit);
       if (r == 0) break;
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
       if ((step + 1) % depth != 0) {
-        update_next(c0, r, kk, std::min(nb, r));  // block column b+1 only
+        c.crit_syrk(c0, r, gs, kk, std::min(nb, r));  // block column b+1 only
         trace.mark(step, LookaheadTrace::kUpdated, crit);
         continue;
       }
@@ -447,7 +377,7 @@ struct Potrf {
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(previous group)
       trace.mark(step, LookaheadTrace::kWaited, crit);
       const index_t wcol = std::min(depth * nb, r);
-      update_next(c0, r, kk, wcol);  // the next group's block columns (a trapezoid)
+      c.crit_syrk(c0, r, gs, kk, wcol);  // the next group's block columns (a trapezoid)
       trace.mark(step, LookaheadTrace::kUpdated, crit);
       if (r > wcol) {
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));

@@ -479,7 +479,7 @@ __device__ inline void panel_wait(const int* flag, int target) {
 template <class T, int NC>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
-                       const int* flag, int flag_base, bool wait_primary) {
+                       const int* flag, int flag_base) {
   using Smem = PanelSmem<T, NC>;
   constexpr int kWarpsDiag = diag_threads<T>() / 32;  // flag increments per sub-panel
   extern __shared__ __align__(16) unsigned char panel_smem_raw[];
@@ -491,11 +491,6 @@ __global__ void __launch_bounds__(kPanelThreads)
   auto pel = [=](int c) { return upper ? P + c + t * ld : P + t + index_t(c) * ld; };
   auto lel = [=](int i, int c) { return upper ? L11 + c + index_t(i) * ld : L11 + i + index_t(c) * ld; };
 
-  // After a split update (potrf.cu) the kernel before this one on the stream
-  // is the update of the panel's own rows, launched beside the diagonal
-  // kernel: wait for it before the first read of A21. (Otherwise the kernel
-  // before is the diagonal kernel, followed through the flag, not waited for.)
-  if (wait_primary) asm volatile("griddepcontrol.wait;" ::: "memory");
   const int nchunks = (jb + 31) / 32;
 #pragma unroll 1
   for (int s = 0; s < nchunks; ++s) {

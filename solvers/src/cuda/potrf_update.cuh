@@ -25,11 +25,7 @@
 // own, against 11-12 us for the tiled SGEMM's: still ~4x the FMA time; the
 // factorization gains 2-7% (2048-6144).
 // Blocks above the diagonal exit at once; blocks are numbered row by row, so
-// the tiles of the next diagonal block come first. Blocks of tile rows below
-// ti_min exit too: the split update (potrf.cu, session 28) updates the next
-// diagonal block first (ti_min = 0, m = n = its order) and the rows below it
-// (ti_min = order / 64) in a second launch, with `beside` set, that runs
-// next to the next diagonal kernel instead of before it.
+// the tiles of the next diagonal block come first.
 //
 // Two arithmetic variants (template argument TC), the rest shared:
 //  - TC = false, the CUDA cores: each thread of a k-group accumulates an
@@ -97,14 +93,13 @@ struct CritUpdate {
 
 template <bool TC>
 __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
-    potrf_update_kernel(const float* __restrict__ P, float* C, index_t ld, int m, int n, int k,
-                        int ti_min, bool beside) {
+    potrf_update_kernel(const float* __restrict__ P, float* C, index_t ld, int m, int n, int k) {
   using U = CritUpdate;
   constexpr int KG = U::kGroups;
   constexpr int kT = U::kTile;
   constexpr int kL = U::ld(TC), kR = U::red_ld(TC);
   const int tj = blockIdx.x, ti = blockIdx.y;
-  if (ti < tj || ti < ti_min) return;  // above the diagonal, or above the rows asked for
+  if (ti < tj) return;  // above the diagonal: nothing to do
   extern __shared__ __align__(16) float crit_smem[];
   float* As = crit_smem;           // As[p * kL + i] = P(i0 + i, p)
   float* Bs = crit_smem + kL * k;  // Bs[p * kL + j] = P(j0 + j, p)
@@ -113,16 +108,8 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
   const int i0 = ti * kT, j0 = tj * kT;
   const int tid = threadIdx.x, g = tid / U::kGroupThreads, lt = tid % U::kGroupThreads;
 
-  if (!beside) {
-    // Launched as a programmatic dependent of the panel kernel: wait for it.
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-  } else {
-    // Launched as a programmatic dependent of the next diagonal kernel, to
-    // run beside it: no wait (this update's inputs were complete before that
-    // kernel started), and the next panel kernel, which waits for this
-    // grid, may launch as soon as every block of it is resident.
-    asm volatile("griddepcontrol.launch_dependents;");
-  }
+  // Launched as a programmatic dependent of the panel kernel: wait for it.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
 
   // The C tile: 64 columns of 16 vectors.
   for (int v = tid; v < kT * kT / 4; v += U::kThreads) {
@@ -222,7 +209,7 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
   run(kh, ke);
   // The next kernel (the next diagonal block, a programmatic dependent) may
   // launch now; it waits for this grid to finish.
-  if (!beside) asm volatile("griddepcontrol.launch_dependents;");
+  asm volatile("griddepcontrol.launch_dependents;");
 
   __syncthreads();  // every k-group is done with As and Bs; C has landed
   if constexpr (TC) {
