@@ -93,6 +93,7 @@ __global__ void __launch_bounds__(DiagTiles<NC>::kThreads, 1)
   asm volatile("griddepcontrol.launch_dependents;");
   const int tid = threadIdx.x;
   const int lead = G::kThreads - 32;  // lane 0 of the last warp: runs every phase
+  if (tid == lead) DLA_POTRF_DIAG_STAMP(0);
   if (tid == lead) {
     if (flag != nullptr) atomicExch(flag, flag_base);
     fail = 0;
@@ -206,6 +207,7 @@ __global__ void __launch_bounds__(DiagTiles<NC>::kThreads, 1)
       // A release add instead of __threadfence + atomicAdd: the SC fence
       // also invalidates L1 and waits for all the thread's memory traffic.
       asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(flag), "r"(unit) : "memory");
+      DLA_POTRF_DIAG_STAMP((k0 + kS) / 32);
     }
     // C: a -= L(rows, tc) L(cols, tc)^T, one rank-1 update per column q.
 #pragma unroll
@@ -224,6 +226,7 @@ __global__ void __launch_bounds__(DiagTiles<NC>::kThreads, 1)
     if (linfo != 0) *info = int(offset + linfo);
     __threadfence();
     panel_flag_release(flag, flag_base);
+    DLA_POTRF_DIAG_STAMP(8);
   }
 }
 
