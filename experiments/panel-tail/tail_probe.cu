@@ -14,9 +14,8 @@
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Isolvers/src/cuda -Icore/include \
 //     experiments/panel-tail/tail_probe.cu build/core/libdla_core.a -o tail_probe
-// Run: ./tail_probe [hogs ...]   (default: 0 96); each count with the
-// left-looking potrf_panel_kernel and the right-looking potrf_panel_rl_kernel
-// (which stamps only the second wait, the load and the end of each chunk).
+// Run: ./tail_probe [hogs ...]   (default: 0 96). Session 28's numbers are in
+// docs/cholesky.md ("Session 28").
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -97,21 +96,15 @@ int main(int argc, char** argv) {
   CK(cudaStreamCreateWithPriority(&sh, cudaStreamNonBlocking, least));
   const int hog_smem = 227 * 1024;
   CK(cudaFuncSetAttribute(hog, cudaFuncAttributeMaxDynamicSharedMemorySize, hog_smem));
-  auto* panel_ll = &d::potrf_panel_kernel<float, 128>;
-  auto* panel_rl = &d::potrf_panel_rl_kernel<float, 128>;
-  const std::size_t psmem_ll = d::potrf_panel_smem_bytes<float, 128>();
-  const std::size_t psmem_rl = d::potrf_panel_rl_smem_bytes<float, 128>();
-  CK(cudaFuncSetAttribute(panel_ll, cudaFuncAttributeMaxDynamicSharedMemorySize, int(psmem_ll)));
-  CK(cudaFuncSetAttribute(panel_rl, cudaFuncAttributeMaxDynamicSharedMemorySize, int(psmem_rl)));
+  auto* panel = &d::potrf_panel_kernel<float, 128>;
+  const std::size_t psmem = d::potrf_panel_smem_bytes<float, 128>();
+  CK(cudaFuncSetAttribute(panel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(psmem)));
   auto* diag = &d::potrf_diag_tiles_kernel<float, 128, false>;
   const int pblocks = (r + d::kPanelRows - 1) / d::kPanelRows;
 
   const int reps = 40;
   int launch = 0;
-  for (int hogs : hog_counts)
-  for (int rl = 0; rl < 2; ++rl) {
-    auto* panel = rl ? panel_rl : panel_ll;
-    const std::size_t psmem = rl ? psmem_rl : psmem_ll;
+  for (int hogs : hog_counts) {
     // per rep: times (us) relative to the diagonal kernel's start
     std::vector<std::vector<double>> rows;
     for (int rep = 0; rep < reps + 3; ++rep) {
@@ -158,8 +151,7 @@ int main(int argc, char** argv) {
       std::sort(v.begin(), v.end());
       med[c] = v[v.size() / 2];
     }
-    std::printf("%s panel, hogs %d (%d reps, median us from the diagonal kernel's start)\n",
-                rl ? "right-looking" : "left-looking", hogs, reps);
+    std::printf("hogs %d (%d reps, median us from the diagonal kernel's start)\n", hogs, reps);
     std::printf("  diag: release32 %.1f release64 %.1f release96 %.1f end %.1f\n", med[0], med[1],
                 med[2], med[3]);
     std::printf("  panel: first block start %.1f, last block start %.1f\n", med[4], med[5]);

@@ -8,7 +8,6 @@
 //                                     (DLA_POTRF_NB > 256) recursively: diagonal
 //                                     kernels, trsm and gemmt
 //     panel solve                    L21 = A21 L11^-T: in the look-ahead by
-//                                     potrf_panel_rl_kernel (jb <= 128) or
 //                                     potrf_panel_kernel while the diagonal
 //                                     kernel runs (fused panel), else strsm
 //     trailing update                A22 -= L21 L21^T, only the stored triangle:
@@ -117,13 +116,6 @@ bool diag_pdl_enabled() {
 // the triangular GEMM instead of potrf_update_kernel (A/B runs).
 bool crit_update_enabled() {
   static const bool v = env_switch("DLA_POTRF_CRIT_UPDATE");
-  return v;
-}
-
-// DLA_POTRF_PANEL_RL=0 runs the left-looking fused panel (potrf_panel_kernel)
-// instead of the right-looking one for panels of width <= 128 (A/B runs).
-bool panel_rl_enabled() {
-  static const bool v = env_switch("DLA_POTRF_PANEL_RL");
   return v;
 }
 
@@ -297,13 +289,10 @@ struct Potrf {
     diag(off, jb, flag, flag_base);
     if (r <= 0) return;
     const bool narrow = jb <= 128;  // the 128-wide layout: half the shared memory
-    const bool rl = narrow && panel_rl_enabled();
-    const std::size_t smem = rl       ? detail::potrf_panel_rl_smem_bytes<T, 128>()
-                             : narrow ? detail::potrf_panel_smem_bytes<T, 128>()
-                                      : detail::potrf_panel_smem_bytes<T, detail::kDiagMax>();
-    auto* kernel = rl       ? &detail::potrf_panel_rl_kernel<T, 128>
-                   : narrow ? &detail::potrf_panel_kernel<T, 128>
-                            : &detail::potrf_panel_kernel<T, detail::kDiagMax>;
+    const std::size_t smem = narrow ? detail::potrf_panel_smem_bytes<T, 128>()
+                                    : detail::potrf_panel_smem_bytes<T, detail::kDiagMax>();
+    auto* kernel = narrow ? &detail::potrf_panel_kernel<T, 128>
+                          : &detail::potrf_panel_kernel<T, detail::kDiagMax>;
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     // A programmatic dependent of the diagonal kernel (see above).

@@ -518,7 +518,8 @@ __global__ void __launch_bounds__(kPanelThreads)
       DLA_POTRF_PANEL_STAMP(1 + 5 * s);
       // Row block s of L left of the diagonal: 32 x c0, j fastest for lower.
       // 4 loads in flight per thread before their shared stores (one L2
-      // round trip per 4 elements, not per element).
+      // round trip per 4 elements, not per element; 8 measured the same,
+      // session 28).
 #pragma unroll 1
       for (int e0 = tid; e0 < 32 * c0; e0 += 4 * kPanelThreads) {
         // Element e = e0 + u * threads: L(c0 + j, c), contiguous in A along the warp.
@@ -603,137 +604,6 @@ __global__ void __launch_bounds__(kPanelThreads)
     }
     __syncthreads();  // Xs complete; Ls and rinv are refilled by the next chunk
     DLA_POTRF_PANEL_STAMP(5 + 5 * s);
-  }
-}
-
-// ---------------------------------------------------------------------------
-// potrf_panel_rl_kernel: the same panel solve and contract as
-// potrf_panel_kernel (jb <= NC = 128), right-looking over L11's 32-column
-// sub-panels, so that after the diagonal kernel's end only the last
-// sub-panel's solve is left. Why (session 28, experiments/panel-tail): in
-// the left-looking kernel, chunk 3's update by L11's columns 0..95 (load
-// 32 x 96 of L11, 96 steps) only starts when chunk 2 is solved, which needs
-// sub-panel 2; on an idle H200 it ran 26.6 -> 32.3 us, after the diagonal
-// kernel's end at 26.1, and the panel ended 9.2 us after it (20 us with the
-// SMs shared as under the bulk update).
-//
-// 256 threads = 64 panel rows x 4 parts, as in potrf_panel_kernel; part g of
-// row t holds the columns 32 s + 8 g .. + 7 of every chunk s in registers
-// bb[s][0..7] (A21's row, loaded before any wait). For sub-panel t = 0, 1, ..:
-//   wait until the diagonal kernel has stored sub-panel t (flag);
-//   Lc[i][j] := L(j, 32 t + i) for the rows j >= 32 t of L11 (zero on and
-//     above the diagonal of the 32 x 32 diagonal block), rinv[i] :=
-//     1 / L(32 t + i, 32 t + i), all loads in flight before the stores;
-//   32 steps i: x_i = bb[t](i) rinv[i] on its owner, shuffled to the row's 4
-//     parts; every later chunk s >= t: bb[s](q) -= x_i Lc[i][32 s + 8 g + q]
-//     (the zeros make chunk t's own solve unconditional);
-//   store chunk t (X).
-// Shared memory: 17 KB (float), so under the look-ahead more panel blocks
-// fit on an SM than the left-looking kernel's 51 KB.
-template <class T, int NC>
-struct PanelRlSmem {
-  static constexpr int kLld = NC + 16 / int(sizeof(T));  // 16-byte aligned rows
-  T Lc[32][kLld];  // Lc[i][j] = L(j, 32 t + i), the current sub-panel's columns
-  T rinv[32];
-};
-
-template <class T, int NC>
-constexpr std::size_t potrf_panel_rl_smem_bytes() { return sizeof(PanelRlSmem<T, NC>); }
-
-template <class T, int NC>
-__global__ void __launch_bounds__(kPanelThreads)
-    potrf_panel_rl_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
-                          const int* flag, int flag_base) {
-  using Smem = PanelRlSmem<T, NC>;
-  constexpr int kChunks = NC / 32;
-  constexpr int kWarpsDiag = diag_threads<T>() / 32;  // flag increments per sub-panel
-  constexpr int kPerMax = 32 * NC / kPanelThreads;     // loads per thread at t = 0
-  extern __shared__ __align__(16) unsigned char panel_rl_smem_raw[];
-  Smem& sm = *reinterpret_cast<Smem*>(panel_rl_smem_raw);
-  const int tid = threadIdx.x, lane = tid & 31, g = lane & 3;
-  const int row = (tid >> 5) * 8 + (lane >> 2);  // 8 rows per warp, 4 parts each
-  const index_t t_row = index_t(blockIdx.x) * kPanelRows + row;
-  const bool live = t_row < r;
-  auto pel = [=](int c) { return upper ? P + c + t_row * ld : P + t_row + index_t(c) * ld; };
-  auto lel = [=](int i, int c) { return upper ? L11 + c + index_t(i) * ld : L11 + i + index_t(c) * ld; };
-  const int nchunks = (jb + 31) / 32;
-
-  DLA_POTRF_PANEL_STAMP(0);
-  // bb[0] is the current chunk t, bb[s] chunk t + s (shifted down after
-  // each chunk, so that every register index is a constant and the chunk
-  // loop stays rolled: the fully unrolled version was ~5x the code).
-  T bb[kChunks][8];
-#pragma unroll
-  for (int s = 0; s < kChunks; ++s)
-#pragma unroll
-    for (int q = 0; q < 8; ++q) {
-      const int c = 32 * s + 8 * g + q;
-      bb[s][q] = live && c < jb ? *pel(c) : T(0);
-    }
-
-#pragma unroll 1
-  for (int t = 0; t < nchunks; ++t) {
-    panel_wait(flag, flag_base + (t + 1) * kWarpsDiag);
-    DLA_POTRF_PANEL_STAMP(3 + 5 * t);
-    // The last sub-panel: the next kernel on the stream (the next block
-    // column's update, a programmatic dependent that waits for this grid to
-    // finish) may launch now and so be resident when this kernel ends.
-    if (t == nchunks - 1) asm volatile("griddepcontrol.launch_dependents;");
-    {
-      // Rows 32 t + j (j < rows) of L11's columns 32 t + i: element e is
-      // (j, i) = (e % 128, e / 128) for lower, (e / 32, e % 32) for upper,
-      // contiguous in A along the warp. __ldcg: the diagonal kernel on
-      // another SM wrote it during this kernel.
-      const int rows = 32 * (nchunks - t);
-      T v[kPerMax];
-#pragma unroll
-      for (int u = 0; u < kPerMax; ++u) {
-        const int e = tid + u * kPanelThreads;
-        const int j = upper ? e / 32 : e % NC, i = upper ? e % 32 : e / NC;
-        const bool in = j < rows && 32 * t + j < jb && 32 * t + i < jb && j >= i;
-        v[u] = in ? __ldcg(lel(32 * t + j, 32 * t + i)) : T(0);
-      }
-#pragma unroll
-      for (int u = 0; u < kPerMax; ++u) {
-        const int e = tid + u * kPanelThreads;
-        const int j = upper ? e / 32 : e % NC, i = upper ? e % 32 : e / NC;
-        if (j < rows) {
-          sm.Lc[i][32 * t + j] = j > i ? v[u] : T(0);
-          if (i == j) sm.rinv[i] = 32 * t + i < jb ? T(1) / v[u] : T(0);
-        }
-      }
-    }
-    __syncthreads();
-    DLA_POTRF_PANEL_STAMP(4 + 5 * t);
-    const int later = nchunks - 1 - t;  // chunks after t
-#pragma unroll 1
-    for (int gi = 0; gi < 4; ++gi) {
-#pragma unroll
-      for (int qi = 0; qi < 8; ++qi) {
-        const int i = 8 * gi + qi;
-        const T x = __shfl_sync(0xffffffffu, bb[0][qi] * sm.rinv[i], (lane & ~3) | gi);
-        if (g == gi) bb[0][qi] = x;
-#pragma unroll
-        for (int s = 0; s < kChunks; ++s) {
-          if (s > later) break;
-          T l[8];
-          load4_aligned(&sm.Lc[i][32 * (t + s) + 8 * g], l);
-          load4_aligned(&sm.Lc[i][32 * (t + s) + 8 * g + 4], l + 4);
-#pragma unroll
-          for (int q = 0; q < 8; ++q) bb[s][q] -= x * l[q];
-        }
-      }
-    }
-#pragma unroll
-    for (int q = 0; q < 8; ++q) {
-      const int c = 32 * t + 8 * g + q;
-      if (live && c < jb) *pel(c) = bb[0][q];
-    }
-#pragma unroll
-    for (int s = 0; s + 1 < kChunks; ++s)
-#pragma unroll
-      for (int q = 0; q < 8; ++q) bb[s][q] = bb[s + 1][q];
-    DLA_POTRF_PANEL_STAMP(5 + 5 * t);
   }
 }
 
