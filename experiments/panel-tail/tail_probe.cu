@@ -5,8 +5,9 @@
 //   diagonal kernel (lead thread): start, the releases at columns 32 / 64 /
 //     96, the final release;
 //   panel, thread 0 of each block: start; per chunk s: the first wait
-//     returned (sub-panels < s), the left-looking update done, the second
-//     wait returned (sub-panel s), the diagonal block loaded, the chunk done.
+//     returned (sub-panels < s), L11's row block s in shared memory
+//     ("rows-loaded"), the left-looking update done, the second wait
+//     returned (sub-panel s), the diagonal block loaded, the chunk done.
 // Optionally next to HOGS blocks of an FMA loop that take a whole SM each
 // (227 KB of shared memory), on a low-priority stream, to leave 132 - HOGS
 // SMs as the look-ahead's bulk update does (96 at n = 4096).
@@ -135,7 +136,7 @@ int main(int argc, char** argv) {
       double first_start = 1e30;
       for (int b = 0; b < pblocks; ++b) first_start = std::min(first_start, rel(s[32 * (1 + b)]));
       row.push_back(first_start);
-      for (int k = 0; k <= 20; ++k) {
+      for (int k = 0; k <= 23; ++k) {
         double mx = -1;
         for (int b = 0; b < pblocks; ++b) mx = std::max(mx, rel(s[32 * (1 + b) + k]));
         row.push_back(mx);
@@ -156,9 +157,9 @@ int main(int argc, char** argv) {
                 med[2], med[3]);
     std::printf("  panel: first block start %.1f, last block start %.1f\n", med[4], med[5]);
     for (int ch = 0; ch < 4; ++ch)
-      std::printf("  chunk %d (latest block): wait1 %.1f update %.1f wait2 %.1f loaded %.1f done %.1f\n",
-                  ch, med[5 + 1 + 5 * ch], med[5 + 2 + 5 * ch], med[5 + 3 + 5 * ch],
-                  med[5 + 4 + 5 * ch], med[5 + 5 + 5 * ch]);
+      std::printf("  chunk %d (latest block): wait1 %.1f rows-loaded %.1f update %.1f wait2 %.1f "
+                  "loaded %.1f done %.1f\n", ch, med[5 + 1 + 5 * ch], ch > 0 ? med[5 + 20 + ch] : -1.0,
+                  med[5 + 2 + 5 * ch], med[5 + 3 + 5 * ch], med[5 + 4 + 5 * ch], med[5 + 5 + 5 * ch]);
     std::printf("  tail (last chunk done - diag end): %.1f us\n", med[5 + 20] - med[3]);
   }
   return 0;

@@ -541,6 +541,7 @@ __global__ void __launch_bounds__(kPanelThreads)
         }
       }
       __syncthreads();
+      DLA_POTRF_PANEL_STAMP(20 + s);  // row block s loaded (s = 1 .. 3: slots 21 .. 23)
 #pragma unroll 4
       for (int c = 0; c < c0; ++c) {
         const T x = sm.Xs[c][row];
