@@ -25,7 +25,9 @@
 
 #include <cuda_runtime.h>
 
-__device__ unsigned long long* g_stamps;  // row 0: diagonal kernel; row 1 + b: panel block b
+// Row 0: diagonal kernel (slots 0..8); row 1 + b: panel block b (slots 0..23
+// for the 4 chunks of a 128-wide panel; wider panels would overrun a row).
+__device__ unsigned long long* g_stamps;
 
 __device__ __forceinline__ unsigned long long gtimer() {
   unsigned long long t;
