@@ -55,10 +55,3 @@ dla_cholesky_variant(side_16_sms
 dla_cholesky_variant(nb100_crit_update_cuda_cores
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_NB=100)
-
-# The fused panel with one row per thread (DLA_POTRF_PANEL_PAIRS=0; two rows
-# per thread is the default since session 29): both layouts stay covered,
-# with uplo, partial chunks (nb 100) and failing minors.
-dla_cholesky_variant(panel_one_row_per_thread
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
-  DLA_POTRF_PANEL_PAIRS=0)

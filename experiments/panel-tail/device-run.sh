@@ -8,17 +8,14 @@
 # 1. Prints, alone and next to 64 and 96 SM-wide FMA hogs, when each chunk of
 #    the fused panel passes its waits, loads and solves, against the diagonal
 #    kernel's releases (median of 40 runs; ran in session 28).
-# 2. A stall profile of one panel launch, per SASS instruction, for the
-#    left-looking update loop (~110 cycles per column step in session 28).
-#    Not yet run: the ncu options are from its documentation; under ncu the
-#    kernels are serialized, so the panel runs with every flag already set.
-# $OUT (or /tmp) keeps probe.txt, panel.ncu-rep and panel-sass.csv.
+#    Since session 29 each sub-panel is copied when it is released, so the
+#    panel no longer waits for sub-panels < s nor loads a row block at a
+#    chunk's start: "wait1" and "rows-loaded" print -1 (no stamp).
+# 2. (session 28 planned an ncu stall profile here; ncu on the device
+#    rejected `--sampling-interval 0`, and session 29 found the update loop's
+#    limit without it: shared-memory wavefronts, docs/cholesky.md.)
+# $OUT (or /tmp) keeps probe.txt.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 O="${OUT:-/tmp}"
 ./.carry/tail_probe 0 64 96 | tee "$O/probe.txt"
-ncu --section SourceCounters --section WarpStateStats --sampling-interval 0 \
-  -k regex:potrf_panel_kernel -s 20 -c 1 -f -o "$O/panel" ./.carry/tail_probe 0 > "$O/ncu.log" 2>&1
-tail -3 "$O/ncu.log"
-ncu -i "$O/panel.ncu-rep" --page source --print-source sass --csv > "$O/panel-sass.csv" 2>&1
-echo "panel-sass.csv: $(wc -l < "$O/panel-sass.csv") lines"

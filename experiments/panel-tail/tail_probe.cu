@@ -99,12 +99,7 @@ int main(int argc, char** argv) {
   CK(cudaStreamCreateWithPriority(&sh, cudaStreamNonBlocking, least));
   const int hog_smem = 227 * 1024;
   CK(cudaFuncSetAttribute(hog, cudaFuncAttributeMaxDynamicSharedMemorySize, hog_smem));
-  // DLA_POTRF_PANEL_PAIRS=0: one row per thread, as in potrf.cu.
-  const char* pe = std::getenv("DLA_POTRF_PANEL_PAIRS");
-  const bool pairs = !(pe && pe[0] == '0');
-  auto* panel = pairs ? &d::potrf_panel_kernel<float, 128, 2> : &d::potrf_panel_kernel<float, 128, 1>;
-  const int pthreads = d::panel_threads(pairs ? 2 : 1);
-  std::printf("panel: %d row(s) per thread, %d threads per block\n", pairs ? 2 : 1, pthreads);
+  auto* panel = &d::potrf_panel_kernel<float, 128>;
   const std::size_t psmem = d::potrf_panel_smem_bytes<float, 128>();
   CK(cudaFuncSetAttribute(panel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(psmem)));
   auto* diag = &d::potrf_diag_tiles_kernel<float, 128, false>;
@@ -126,7 +121,7 @@ int main(int argc, char** argv) {
         l(diag, A, lda, nb, info, index_t(0), flag, base);
       }
       {
-        const dla::detail::KernelLaunch l(sp, dim3(pblocks), dim3(pthreads), psmem, true);
+        const dla::detail::KernelLaunch l(sp, dim3(pblocks), dim3(d::kPanelThreads), psmem, true);
         l(panel, static_cast<const float*>(A), A + nb, lda, nb, index_t(r), false,
           static_cast<const int*>(flag), base);
       }

@@ -126,13 +126,6 @@ bool crit_tc_enabled() {
   return v;
 }
 
-// DLA_POTRF_PANEL_PAIRS=0 runs the fused panel with one row per thread
-// instead of two (A/B runs; potrf_kernels.cuh says why two).
-bool panel_pairs_enabled() {
-  static const bool v = env_switch("DLA_POTRF_PANEL_PAIRS");
-  return v;
-}
-
 // DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
 // below and prints one line per block column to stderr after the call
 // (synchronizing; diagnostic runs only). Times in us from the call's start:
@@ -295,21 +288,18 @@ struct Potrf {
   void diag_and_panel(index_t off, index_t jb, index_t r, int* flag, int flag_base) const {
     diag(off, jb, flag, flag_base);
     if (r <= 0) return;
-    const bool narrow = jb <= 128;  // the 128-wide layout: half the shared memory
+    const bool narrow = jb <= 128;  // the 128-wide layout: less shared memory (float 78 KB, not 103)
     const std::size_t smem = narrow ? detail::potrf_panel_smem_bytes<T, 128>()
                                     : detail::potrf_panel_smem_bytes<T, detail::kDiagMax>();
-    const bool pairs = panel_pairs_enabled();
-    auto* kernel = pairs ? (narrow ? &detail::potrf_panel_kernel<T, 128, 2>
-                                   : &detail::potrf_panel_kernel<T, detail::kDiagMax, 2>)
-                         : (narrow ? &detail::potrf_panel_kernel<T, 128, 1>
-                                   : &detail::potrf_panel_kernel<T, detail::kDiagMax, 1>);
+    auto* kernel = narrow ? &detail::potrf_panel_kernel<T, 128>
+                          : &detail::potrf_panel_kernel<T, detail::kDiagMax>;
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     // A programmatic dependent of the diagonal kernel (see above).
     const dla::detail::KernelLaunch launch(
         reinterpret_cast<cudaStream_t>(s),
         dim3(unsigned((r + detail::kPanelRows - 1) / detail::kPanelRows)),
-        dim3(detail::panel_threads(pairs ? 2 : 1)), smem, true);
+        dim3(detail::kPanelThreads), smem, true);
     const T* L11 = at(off, off);
     T* P = upper ? at(off, off + jb) : at(off + jb, off);
     launch(kernel, L11, P, lda, int(jb), r, upper, static_cast<const int*>(flag), flag_base);

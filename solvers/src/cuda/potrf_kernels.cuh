@@ -445,30 +445,23 @@ __global__ void __launch_bounds__(NC)
 // at n = 8192 before). The waiters cannot block the diagonal kernel: it is
 // already running when they launch (it triggered the launch).
 //
-// R rows per thread (R = 2 by default, 1 for comparison runs): 64 / R x 4
-// threads; thread (p, g) owns the rows p + h 64 / R (h < R) of the block's
-// 64, and part g of a row owns columns c0 + 8 g .. c0 + 8 g + 7 of the chunk
-// in registers b[h][8]. Per chunk:
-//   b := A21(t, chunk)                          (loaded during the last chunk)
+// 256 threads = 64 panel rows x 4 parts; part g of row t owns columns
+// c0 + 8 g .. c0 + 8 g + 7 of the chunk in registers b[8]. Per chunk:
+//   b := A21(t, chunk)                                  (before any wait)
 //   b(j) -= sum_{c < c0} X(t, c) L(c0 + j, c)          (X in shared memory;
 //     L's row block s left of the diagonal is there already, see below)
-//   wait sub-panel s; copy (cp.async) its 32 x 32 diagonal block as
+//   wait sub-panel s; copy it (cp.async): its 32 x 32 diagonal block as
 //     Ls(s)[c0 + i][j] = L(c0 + j, c0 + i) for j > i (0 else) and rinv[i] :=
-//     1 / L(c0 + i, c0 + i)
+//     1 / L(c0 + i, c0 + i), then its rows below into the row blocks s' > s
 //   32 steps: x_i = b(i) rinv[i] on its owner, shuffled to the row's 4
-//   parts, b(j) -= x_i Ls(s)[c0 + i][j] (zeros make it unconditional);
-//     among them, copy sub-panel s's rows below into the row blocks s' > s
+//   parts, b(j) -= x_i Ls(s)[c0 + i][j] (zeros make it unconditional)
 //   X(t, chunk) := b, in shared memory and global memory
-// Session 29 (docs/cholesky.md), from the panel-tail probe's stamps:
-// - Each sub-panel is copied once, when the diagonal kernel releases it, and
-//   its rows below land while the chunk is solved. Before, chunk s waited
-//   for sub-panels < s and then loaded its row block (one to three L2 round
-//   trips on the panel's own chain), so the panel fell a chunk behind the
-//   diagonal kernel and its last update ran after that kernel's end.
-// - Two rows per thread: the update loop is bound by shared-memory
-//   wavefronts, one per value a lane loads (an LDS.128 is 4). One row per
-//   thread cost 8 warps x 9 = 72 wavefronts per column step and 64 rows
-//   (measured ~72 cycles), two rows 4 warps x 10.
+// Each sub-panel is copied once, when the diagonal kernel releases it, and
+// its rows below land while the chunk is solved (session 29). Until then
+// chunk s waited for sub-panels < s and only then loaded its row block: one
+// to three L2 round trips on the panel's own chain, which put the panel a
+// chunk behind the diagonal kernel, so that its last update ran after that
+// kernel had ended (docs/cholesky.md, sessions 28-29).
 // Panels wider than 128 (DLA_POTRF_NB > 128, NC = kDiagMax) would need ~160
 // KB for the whole lower part of L11 (float); they keep only the current row
 // block and load it at the chunk's start, after waiting for sub-panels < s.
@@ -476,10 +469,9 @@ __global__ void __launch_bounds__(NC)
 // (upper); L(i, c) is L11[i + c ld] or L11[c + i ld]. L11 is copied only
 // after its sub-panel is released (another SM writes it during this kernel),
 // so no stale copy of an element is ever read.
-constexpr int kPanelRows = 64, kPanelParts = 4;
-constexpr int panel_threads(int R) { return kPanelRows / R * kPanelParts; }
+constexpr int kPanelRows = 64, kPanelParts = 4, kPanelThreads = kPanelRows * kPanelParts;
 
-// For panels of width jb <= NC (NC = 128 or kDiagMax). Float: 79 KB for NC =
+// For panels of width jb <= NC (NC = 128 or kDiagMax). Float: 78 KB for NC =
 // 128, 103 KB for kDiagMax.
 template <class T, int NC>
 struct PanelSmem {
@@ -488,7 +480,7 @@ struct PanelSmem {
   static constexpr bool kWhole = NC <= 128;              // all row blocks kept
   static constexpr int kLrows = kWhole ? 32 * (NC / 32) * (NC / 32 + 1) / 2 : NC;
   T Xs[NC][kXld];      // Xs[c][row] = X(row, c), solved columns
-  T Ls[kLrows][kLld];  // row block s: *lrow(s, c) .. = L(32 s + j, c), j < 32
+  T Ls[kLrows][kLld];  // row block s: lrow(s, c)[j] = L(32 s + j, c), j < 32
   T rinv[32];
   // Row block s, column c (c < 32 s + 32): kWhole packs the blocks (block s
   // has 32 (s + 1) columns); otherwise only the current block is held.
@@ -510,59 +502,37 @@ __device__ inline void panel_wait(const int* flag, int target) {
   __syncthreads();
 }
 
-template <class T, int NC, int R>
-__global__ void __launch_bounds__(panel_threads(R))
+template <class T, int NC>
+__global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
                        const int* flag, int flag_base) {
-  static_assert(R == 1 || R == 2, "rows per thread");
   using Smem = PanelSmem<T, NC>;
-  constexpr int kPanelThreads = panel_threads(R);
   constexpr int kWarpsDiag = diag_threads<T>() / 32;  // flag increments per sub-panel
   extern __shared__ __align__(16) unsigned char panel_smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(panel_smem_raw);
   const int tid = threadIdx.x, lane = tid & 31, g = lane & 3;
-  const int row0 = (tid >> 5) * 8 + (lane >> 2);  // 8 rows (R = 2: pairs) per warp, 4 parts each
-  int row[R];
-  index_t t[R];
-  bool live[R];
-#pragma unroll
-  for (int h = 0; h < R; ++h) {
-    row[h] = row0 + h * (kPanelRows / R);
-    t[h] = index_t(blockIdx.x) * kPanelRows + row[h];
-    live[h] = t[h] < r;
-  }
-  auto pel = [=](index_t tt, int c) { return upper ? P + c + tt * ld : P + tt + index_t(c) * ld; };
+  const int row = (tid >> 5) * 8 + (lane >> 2);  // 8 rows per warp, 4 parts each
+  const index_t t = index_t(blockIdx.x) * kPanelRows + row;
+  const bool live = t < r;
+  auto pel = [=](int c) { return upper ? P + c + t * ld : P + t + index_t(c) * ld; };
   auto lel = [=](int i, int c) { return upper ? L11 + c + index_t(i) * ld : L11 + i + index_t(c) * ld; };
-  // Element e of a 32 x w block of L (rows i0 .., columns c1 ..), in the
-  // order contiguous in A along the warp: j = row offset, i = column offset.
+  // Element e of a 32 x w block of L (rows i0 + j, columns c1 + i), in the
+  // order contiguous in A along the warp.
   auto block_ji = [=](int e, int w, int& j, int& i) {
     if (upper) { i = e % w; j = e / w; } else { j = e % 32; i = e / 32; }
   };
 
-  // A21's entries of this thread's columns in chunk s (bn: loaded one chunk
-  // ahead, so that their latency is not on the chain of updates and solves).
-  auto load_chunk = [&](int s, T (&v)[R][8]) {
-#pragma unroll
-    for (int h = 0; h < R; ++h)
-#pragma unroll
-      for (int q = 0; q < 8; ++q) {
-        const int c = 32 * s + 8 * g + q;
-        v[h][q] = live[h] && c < jb ? *pel(t[h], c) : T(0);
-      }
-  };
   const int nchunks = (jb + 31) / 32;
-  T bn[R][8];
-  load_chunk(0, bn);
   DLA_POTRF_PANEL_STAMP(0);
 #pragma unroll 1
   for (int s = 0; s < nchunks; ++s) {
     const int c0 = 32 * s;
-    T b[R][8];
+    T b[8];
 #pragma unroll
-    for (int h = 0; h < R; ++h)
-#pragma unroll
-      for (int q = 0; q < 8; ++q) b[h][q] = bn[h][q];
-    if (s + 1 < nchunks) load_chunk(s + 1, bn);
+    for (int q = 0; q < 8; ++q) {
+      const int c = c0 + 8 * g + q;
+      b[q] = live && c < jb ? *pel(c) : T(0);
+    }
     if (!Smem::kWhole && s > 0) {
       // Row block s of L left of the diagonal (32 x c0), once sub-panels < s
       // are stored; rows past jb are zero-filled (the source is not read;
@@ -582,20 +552,15 @@ __global__ void __launch_bounds__(panel_threads(R))
       DLA_POTRF_PANEL_STAMP(20 + s);  // row block s loaded (s = 1 .. 3: slots 21 .. 23)
     }
     if (s > 0) {
-      // Unrolled by 4 (float) or 2 (double, R = 2: 4 spilled at ptxas's 128 registers).
-#pragma unroll(sizeof(T) == 4 || R == 1 ? 4 : 2)
+#pragma unroll 4
       for (int c = 0; c < c0; ++c) {
-        T x[R];
-#pragma unroll
-        for (int h = 0; h < R; ++h) x[h] = sm.Xs[c][row[h]];
+        const T x = sm.Xs[c][row];
         T l[8];
         const T* lr = sm.lrow(s, c);
         load4_aligned(lr + 8 * g, l);
         load4_aligned(lr + 8 * g + 4, l + 4);
 #pragma unroll
-        for (int h = 0; h < R; ++h)
-#pragma unroll
-          for (int q = 0; q < 8; ++q) b[h][q] -= x[h] * l[q];
+        for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
       }
     }
     DLA_POTRF_PANEL_STAMP(2 + 5 * s);
@@ -625,7 +590,22 @@ __global__ void __launch_bounds__(panel_threads(R))
       mine[u] = mine[u] && in;
     }
     cp_async_commit();
-    cp_async_wait<0>();  // this thread's diagonal-block copies have landed
+    // Then its rows below, into row blocks s + 1 .. (a second group, in flight
+    // during the solve): read by the later chunks' updates, after the barrier
+    // that ends this chunk.
+    if (Smem::kWhole) {
+      const int below = (nchunks - 1 - s) * 32 * 32;
+#pragma unroll 1
+      for (int e = tid; e < below; e += kPanelThreads) {
+        const int sb = s + 1 + e / (32 * 32);
+        int j, i;
+        block_ji(e % (32 * 32), 32, j, i);
+        const bool in = 32 * sb + j < jb && c0 + i < jb;
+        cp_async_elem(sm.lrow(sb, c0 + i) + j, lel(in ? 32 * sb + j : c0, c0 + i), in);
+      }
+    }
+    cp_async_commit();
+    cp_async_wait<1>();  // this thread's diagonal-block copies have landed
 #pragma unroll
     for (int u = 0; u < kPer; ++u) {
       if (!mine[u]) continue;
@@ -637,56 +617,25 @@ __global__ void __launch_bounds__(panel_threads(R))
     }
     __syncthreads();
     DLA_POTRF_PANEL_STAMP(4 + 5 * s);
-    // The solve. Its steps are a shuffle chain with idle issue slots, so the
-    // copies of sub-panel s's rows below (into row blocks s + 1 ..; read by
-    // the later chunks' updates after this chunk's last barrier) are issued
-    // among them, one per step, instead of before the solve.
-    constexpr int kBelowPer = Smem::kWhole ? (NC / 32 - 1) * 32 * 32 / kPanelThreads : 0;
-    static_assert(kBelowPer <= 32, "one rows-below copy per solve step");
-    const int below = (nchunks - 1 - s) * 32 * 32;
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
-      if (i < kBelowPer) {
-        // The step index made opaque, so that the compiler forms each copy's
-        // addresses here instead of all of them up front (147 registers).
-        int iu = i;
-        asm volatile("" : "+r"(iu));
-        const int e = tid + iu * kPanelThreads;
-        if (e < below) {
-          const int sb = s + 1 + e / (32 * 32);
-          int j, ic;
-          block_ji(e % (32 * 32), 32, j, ic);
-          const bool in = 32 * sb + j < jb && c0 + ic < jb;
-          cp_async_elem(sm.lrow(sb, c0 + ic) + j, lel(in ? 32 * sb + j : c0, c0 + ic), in);
-        }
-      }
       const int gi = i / 8, qi = i % 8;
-      const T ri = sm.rinv[i];
-      T x[R];
-#pragma unroll
-      for (int h = 0; h < R; ++h) {
-        x[h] = __shfl_sync(0xffffffffu, b[h][qi] * ri, (lane & ~3) | gi);
-        if (g == gi) b[h][qi] = x[h];
-      }
+      T x = __shfl_sync(0xffffffffu, b[qi] * sm.rinv[i], (lane & ~3) | gi);
+      if (g == gi) b[qi] = x;
       T l[8];
       const T* lr = sm.lrow(s, c0 + i);
       load4_aligned(lr + 8 * g, l);
       load4_aligned(lr + 8 * g + 4, l + 4);
 #pragma unroll
-      for (int h = 0; h < R; ++h)
-#pragma unroll
-        for (int q = 0; q < 8; ++q) b[h][q] -= x[h] * l[q];
+      for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
     }
-    cp_async_commit();
 #pragma unroll
-    for (int h = 0; h < R; ++h)
-#pragma unroll
-      for (int q = 0; q < 8; ++q) {
-        const int c = c0 + 8 * g + q;
-        sm.Xs[c][row[h]] = b[h][q];
-        if (live[h] && c < jb) *pel(t[h], c) = b[h][q];
-      }
-    cp_async_wait<0>();  // the rows below (next chunks' updates)
+    for (int q = 0; q < 8; ++q) {
+      const int c = c0 + 8 * g + q;
+      sm.Xs[c][row] = b[q];
+      if (live && c < jb) *pel(c) = b[q];
+    }
+    cp_async_wait<0>();  // the rows below (the next chunks' updates)
     __syncthreads();     // Xs and the row blocks complete; rinv is refilled next chunk
     DLA_POTRF_PANEL_STAMP(5 + 5 * s);
   }
