@@ -55,3 +55,13 @@ dla_cholesky_variant(side_16_sms
 dla_cholesky_variant(nb100_crit_update_cuda_cores
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_NB=100)
+
+# The fused panel in right-looking order (DLA_POTRF_PANEL_AHEAD=1, session 29;
+# off by default): every chunk of 128-wide panels, and partial chunks (nb 100:
+# jb = 100, the last chunk 4 columns wide).
+dla_cholesky_variant(panel_ahead
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_PANEL_AHEAD=1)
+dla_cholesky_variant(panel_ahead_nb100
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_PANEL_AHEAD=1 DLA_POTRF_NB=100)

@@ -99,7 +99,11 @@ int main(int argc, char** argv) {
   CK(cudaStreamCreateWithPriority(&sh, cudaStreamNonBlocking, least));
   const int hog_smem = 227 * 1024;
   CK(cudaFuncSetAttribute(hog, cudaFuncAttributeMaxDynamicSharedMemorySize, hog_smem));
-  auto* panel = &d::potrf_panel_kernel<float, 128>;
+  // DLA_POTRF_PANEL_AHEAD=1: the right-looking order, as in potrf.cu.
+  const char* ahead_env = std::getenv("DLA_POTRF_PANEL_AHEAD");
+  const bool ahead = ahead_env && ahead_env[0] == '1';
+  auto* panel = ahead ? &d::potrf_panel_kernel<float, 128, true> : &d::potrf_panel_kernel<float, 128>;
+  std::printf("panel: %s order\n", ahead ? "right-looking (DLA_POTRF_PANEL_AHEAD=1)" : "left-looking");
   const std::size_t psmem = d::potrf_panel_smem_bytes<float, 128>();
   CK(cudaFuncSetAttribute(panel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(psmem)));
   auto* diag = &d::potrf_diag_tiles_kernel<float, 128, false>;

@@ -126,6 +126,17 @@ bool crit_tc_enabled() {
   return v;
 }
 
+// DLA_POTRF_PANEL_AHEAD=1 runs the fused panel of 128-wide block columns in
+// right-looking order (potrf_kernels.cuh; an experiment, off by default until
+// it is measured).
+bool panel_ahead_enabled() {
+  static const bool v = [] {
+    const char* e = std::getenv("DLA_POTRF_PANEL_AHEAD");
+    return e && e[0] == '1';
+  }();
+  return v;
+}
+
 // DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
 // below and prints one line per block column to stderr after the call
 // (synchronizing; diagnostic runs only). Times in us from the call's start:
@@ -291,8 +302,9 @@ struct Potrf {
     const bool narrow = jb <= 128;  // the 128-wide layout: less shared memory (float 78 KB, not 103)
     const std::size_t smem = narrow ? detail::potrf_panel_smem_bytes<T, 128>()
                                     : detail::potrf_panel_smem_bytes<T, detail::kDiagMax>();
-    auto* kernel = narrow ? &detail::potrf_panel_kernel<T, 128>
-                          : &detail::potrf_panel_kernel<T, detail::kDiagMax>;
+    auto* kernel = !narrow                 ? &detail::potrf_panel_kernel<T, detail::kDiagMax>
+                   : panel_ahead_enabled() ? &detail::potrf_panel_kernel<T, 128, true>
+                                           : &detail::potrf_panel_kernel<T, 128>;
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     // A programmatic dependent of the diagonal kernel (see above).

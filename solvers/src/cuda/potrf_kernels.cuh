@@ -502,11 +502,20 @@ __device__ inline void panel_wait(const int* flag, int target) {
   __syncthreads();
 }
 
-template <class T, int NC>
+// Ahead (NC = 128 only; DLA_POTRF_PANEL_AHEAD=1, session 29, not yet
+// measured): the same steps in right-looking order. All chunks of the row
+// are held in registers from the start, and right after chunk s is solved its
+// 32 columns are applied to every later chunk; so when the diagonal kernel
+// releases sub-panel s + 1, chunk s + 1 needs no update, and after the last
+// release only the last chunk's copy and solve remain. (Left-looking, chunk
+// 3's update of 96 columns starts only after chunk 2 is solved, and it ends
+// after the diagonal kernel has ended: the 6 us tail measured in session 29.)
+template <class T, int NC, bool Ahead = false>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
                        const int* flag, int flag_base) {
   using Smem = PanelSmem<T, NC>;
+  static_assert(!Ahead || Smem::kWhole, "the right-looking order needs all row blocks");
   constexpr int kWarpsDiag = diag_threads<T>() / 32;  // flag increments per sub-panel
   extern __shared__ __align__(16) unsigned char panel_smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(panel_smem_raw);
@@ -521,49 +530,35 @@ __global__ void __launch_bounds__(kPanelThreads)
   auto block_ji = [=](int e, int w, int& j, int& i) {
     if (upper) { i = e % w; j = e / w; } else { j = e % 32; i = e / 32; }
   };
-
   const int nchunks = (jb + 31) / 32;
-  DLA_POTRF_PANEL_STAMP(0);
-#pragma unroll 1
-  for (int s = 0; s < nchunks; ++s) {
-    const int c0 = 32 * s;
-    T b[8];
+
+  // A21's entries of this thread's columns in chunk s.
+  auto load_chunk = [&](int s, T (&b)[8]) {
 #pragma unroll
     for (int q = 0; q < 8; ++q) {
-      const int c = c0 + 8 * g + q;
+      const int c = 32 * s + 8 * g + q;
       b[q] = live && c < jb ? *pel(c) : T(0);
     }
-    if (!Smem::kWhole && s > 0) {
-      // Row block s of L left of the diagonal (32 x c0), once sub-panels < s
-      // are stored; rows past jb are zero-filled (the source is not read;
-      // its address is clamped into the block all the same).
-      panel_wait(flag, flag_base + s * kWarpsDiag);
-      DLA_POTRF_PANEL_STAMP(1 + 5 * s);
-#pragma unroll 1
-      for (int e = tid; e < 32 * c0; e += kPanelThreads) {
-        int j, c;
-        block_ji(e, c0, j, c);
-        const bool in = c0 + j < jb;
-        cp_async_elem(sm.lrow(s, c) + j, lel(in ? c0 + j : jb - 1, c), in);
-      }
-      cp_async_commit();
-      cp_async_wait<0>();
-      __syncthreads();
-      DLA_POTRF_PANEL_STAMP(20 + s);  // row block s loaded (s = 1 .. 3: slots 21 .. 23)
-    }
-    if (s > 0) {
+  };
+  // b(j) -= sum_{c1 <= c < c2} X(t, c) L(32 s + j, c): chunk s's update with
+  // solved columns (in Xs) and its row block (in Ls).
+  auto update = [&](int s, int c1, int c2, T (&b)[8]) {
 #pragma unroll 4
-      for (int c = 0; c < c0; ++c) {
-        const T x = sm.Xs[c][row];
-        T l[8];
-        const T* lr = sm.lrow(s, c);
-        load4_aligned(lr + 8 * g, l);
-        load4_aligned(lr + 8 * g + 4, l + 4);
+    for (int c = c1; c < c2; ++c) {
+      const T x = sm.Xs[c][row];
+      T l[8];
+      const T* lr = sm.lrow(s, c);
+      load4_aligned(lr + 8 * g, l);
+      load4_aligned(lr + 8 * g + 4, l + 4);
 #pragma unroll
-        for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
-      }
+      for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
     }
-    DLA_POTRF_PANEL_STAMP(2 + 5 * s);
+  };
+  // Waits for sub-panel s and solves chunk s in b: X(t, chunk) := b, in
+  // shared memory and global memory; ends with a barrier, after which Xs and
+  // the row blocks of the later chunks hold sub-panel s's part.
+  auto solve_chunk = [&](int s, T (&b)[8]) {
+    const int c0 = 32 * s;
     panel_wait(flag, flag_base + (s + 1) * kWarpsDiag);
     DLA_POTRF_PANEL_STAMP(3 + 5 * s);
     // The last chunk: the next kernel on the stream (the next block column's
@@ -638,6 +633,52 @@ __global__ void __launch_bounds__(kPanelThreads)
     cp_async_wait<0>();  // the rows below (the next chunks' updates)
     __syncthreads();     // Xs and the row blocks complete; rinv is refilled next chunk
     DLA_POTRF_PANEL_STAMP(5 + 5 * s);
+  };
+
+  DLA_POTRF_PANEL_STAMP(0);
+  if constexpr (Ahead) {
+    constexpr int kChunks = NC / 32;
+    T acc[kChunks][8];
+#pragma unroll
+    for (int s = 0; s < kChunks; ++s) load_chunk(s, acc[s]);
+#pragma unroll
+    for (int s = 0; s < kChunks; ++s) {
+      if (s < nchunks) {
+        DLA_POTRF_PANEL_STAMP(2 + 5 * s);
+        solve_chunk(s, acc[s]);
+#pragma unroll
+        for (int s2 = s + 1; s2 < kChunks; ++s2)
+          if (s2 < nchunks) update(s2, 32 * s, 32 * s + 32, acc[s2]);
+      }
+    }
+  } else {
+#pragma unroll 1
+    for (int s = 0; s < nchunks; ++s) {
+      const int c0 = 32 * s;
+      T b[8];
+      load_chunk(s, b);
+      if (!Smem::kWhole && s > 0) {
+        // Row block s of L left of the diagonal (32 x c0), once sub-panels < s
+        // are stored; rows past jb are zero-filled (the source is not read;
+        // its address is clamped into the block all the same).
+        panel_wait(flag, flag_base + s * kWarpsDiag);
+        DLA_POTRF_PANEL_STAMP(1 + 5 * s);
+#pragma unroll 1
+        for (int e = tid; e < 32 * c0; e += kPanelThreads) {
+          int j, c;
+          block_ji(e, c0, j, c);
+          const bool in = c0 + j < jb;
+          cp_async_elem(sm.lrow(s, c) + j, lel(in ? c0 + j : jb - 1, c), in);
+        }
+        cp_async_commit();
+        cp_async_wait<0>();
+        __syncthreads();
+        DLA_POTRF_PANEL_STAMP(20 + s);  // row block s loaded (s = 1 .. 3: slots 21 .. 23)
+      }
+      update(s, 0, c0, b);
+      DLA_POTRF_PANEL_STAMP(2 + 5 * s);
+      solve_chunk(s, b);
+    }
   }
 }
 
