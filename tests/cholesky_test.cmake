@@ -65,3 +65,12 @@ dla_cholesky_variant(panel_ahead
 dla_cholesky_variant(panel_ahead_nb100
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_PANEL_AHEAD=1 DLA_POTRF_NB=100)
+
+# nb = 192: block columns wider than 128 take the fused panel's wide layout
+# (potrf_panel_kernel<T, kDiagMax>, which loads each chunk's row block at the
+# chunk's start) and the 256-wide diagonal kernel. No default rule picks
+# nb > 128, so without this entry that path would run in no test (added in
+# session 29, when the wide layout's loads moved to cp.async).
+dla_cholesky_variant(nb192_wide_panel
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_NB=192)
