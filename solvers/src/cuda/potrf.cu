@@ -81,6 +81,11 @@ bool env_switch(const char* name) {
   const char* e = std::getenv(name);
   return !(e && e[0] == '0');
 }
+// Opt-in switches: off unless the variable is set to a value starting with '1'.
+bool env_opt_in(const char* name) {
+  const char* e = std::getenv(name);
+  return e && e[0] == '1';
+}
 
 // DLA_POTRF_FUSED_PANEL=0 solves the look-ahead's panels with strsm after
 // the diagonal kernel instead of overlapping them (comparison runs).
@@ -130,10 +135,7 @@ bool crit_tc_enabled() {
 // right-looking order (potrf_kernels.cuh; measured faster in session 29, off
 // by default until the whole device suite has run with it).
 bool panel_ahead_enabled() {
-  static const bool v = [] {
-    const char* e = std::getenv("DLA_POTRF_PANEL_AHEAD");
-    return e && e[0] == '1';
-  }();
+  static const bool v = env_opt_in("DLA_POTRF_PANEL_AHEAD");
   return v;
 }
 
@@ -145,10 +147,7 @@ bool panel_ahead_enabled() {
 //   side: rest(group) starts | rest done (at a group's last step)
 // No event sits between the diagonal kernel and its programmatic panel.
 bool trace_enabled() {
-  static const bool v = [] {
-    const char* e = std::getenv("DLA_POTRF_TRACE");
-    return e && e[0] == '1';
-  }();
+  static const bool v = env_opt_in("DLA_POTRF_TRACE");
   return v;
 }
 
