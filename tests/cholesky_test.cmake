@@ -56,15 +56,17 @@ dla_cholesky_variant(nb100_crit_update_cuda_cores
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_NB=100)
 
-# The fused panel in right-looking order (DLA_POTRF_PANEL_AHEAD=1, session 29;
-# off by default): every chunk of 128-wide panels, and partial chunks (nb 100:
-# jb = 100, the last chunk 4 columns wide).
-dla_cholesky_variant(panel_ahead
+# The fused panel in left-looking order (DLA_POTRF_PANEL_AHEAD=0; the
+# right-looking order is the default since session 30): every chunk of
+# 128-wide panels, and partial chunks (nb 100: jb = 100, the last chunk 4
+# columns wide). The default order is covered with nb 100 by
+# nb100_crit_update_cuda_cores.
+dla_cholesky_variant(panel_left
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
-  DLA_POTRF_PANEL_AHEAD=1)
-dla_cholesky_variant(panel_ahead_nb100
+  DLA_POTRF_PANEL_AHEAD=0)
+dla_cholesky_variant(panel_left_nb100
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
-  DLA_POTRF_PANEL_AHEAD=1 DLA_POTRF_NB=100)
+  DLA_POTRF_PANEL_AHEAD=0 DLA_POTRF_NB=100)
 
 # nb = 192: block columns wider than 128 take the fused panel's wide layout
 # (potrf_panel_kernel<T, kDiagMax>, which loads each chunk's row block at the
@@ -74,3 +76,4 @@ dla_cholesky_variant(panel_ahead_nb100
 dla_cholesky_variant(nb192_wide_panel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
   DLA_POTRF_NB=192)
+

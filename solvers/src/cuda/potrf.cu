@@ -131,11 +131,12 @@ bool crit_tc_enabled() {
   return v;
 }
 
-// DLA_POTRF_PANEL_AHEAD=1 runs the fused panel of 128-wide block columns in
-// right-looking order (potrf_kernels.cuh; measured faster in session 29, off
-// by default until the whole device suite has run with it).
+// DLA_POTRF_PANEL_AHEAD=0 runs the fused panel of 128-wide block columns in
+// left-looking order instead of the default right-looking one
+// (potrf_kernels.cuh; right-looking measured 2.4% faster at 4096 in session
+// 29, the default since session 30; A/B runs).
 bool panel_ahead_enabled() {
-  static const bool v = env_opt_in("DLA_POTRF_PANEL_AHEAD");
+  static const bool v = env_switch("DLA_POTRF_PANEL_AHEAD");
   return v;
 }
 

@@ -502,9 +502,9 @@ __device__ inline void panel_wait(const int* flag, int target) {
   __syncthreads();
 }
 
-// Ahead (NC = 128 only; DLA_POTRF_PANEL_AHEAD=1, session 29: measured tail
-// 3.8 us against 6.1, spotrf 4096 2.4% faster; opt-in until the whole device
-// suite has run with it): the same steps in right-looking order. All chunks of the row
+// Ahead (NC = 128 only; the default since session 30, DLA_POTRF_PANEL_AHEAD=0
+// for the left-looking order; session 29 measured its tail at 3.8 us against
+// 6.1 and spotrf 4096 2.4% faster): the same steps in right-looking order. All chunks of the row
 // are held in registers from the start, and right after chunk s is solved its
 // 32 columns are applied to every later chunk; so when the diagonal kernel
 // releases sub-panel s + 1, chunk s + 1 needs no update, and after the last
