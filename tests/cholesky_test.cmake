@@ -77,10 +77,3 @@ dla_cholesky_variant(nb192_wide_panel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
   DLA_POTRF_NB=192)
 
-# The float diagonal blocks of order <= 128 through potrf_diag_leaf_kernel
-# (DLA_POTRF_DIAG_LEAF=1, session 30: 16-column leaves, each factored by one
-# thread): every device test, so orders 1 .. 128, both uplo, failing minors
-# inside and at the edges of leaves, NaNs and subnormal pivots reach it.
-dla_cholesky_variant(diag_leaf
-  CholeskyDevice.*
-  DLA_POTRF_DIAG_LEAF=1)

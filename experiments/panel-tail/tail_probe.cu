@@ -42,7 +42,6 @@ __device__ __forceinline__ unsigned long long gtimer() {
        ? (void)(g_stamps[32 * (1 + blockIdx.x) + (slot)] = gtimer()) : (void)0)
 
 #include "dla/core/cuda_launch.hpp"
-#include "potrf_diag_leaf.cuh"
 #include "potrf_diag_tiles.cuh"
 
 #define CK(x)                                                                      \
@@ -100,22 +99,15 @@ int main(int argc, char** argv) {
   CK(cudaStreamCreateWithPriority(&sh, cudaStreamNonBlocking, least));
   const int hog_smem = 227 * 1024;
   CK(cudaFuncSetAttribute(hog, cudaFuncAttributeMaxDynamicSharedMemorySize, hog_smem));
-  // The panel order and the diagonal kernel as potrf.cu picks them:
-  // DLA_POTRF_PANEL_AHEAD=0 the left-looking order, DLA_POTRF_DIAG_LEAF=1 the
-  // leaf kernel (session 30).
+  // The panel order as potrf.cu picks it: DLA_POTRF_PANEL_AHEAD=0 the
+  // left-looking order, else the right-looking one (the default since session 30).
   const char* ahead_env = std::getenv("DLA_POTRF_PANEL_AHEAD");
   const bool ahead = !(ahead_env && ahead_env[0] == '0');
-  const char* leaf_env = std::getenv("DLA_POTRF_DIAG_LEAF");
-  const bool leaf = leaf_env && leaf_env[0] == '1';
   auto* panel = ahead ? &d::potrf_panel_kernel<float, 128, true> : &d::potrf_panel_kernel<float, 128>;
-  std::printf("panel: %s order; diagonal kernel: %s\n", ahead ? "right-looking" : "left-looking (DLA_POTRF_PANEL_AHEAD=0)",
-              leaf ? "leaf (DLA_POTRF_DIAG_LEAF=1)" : "tiles");
+  std::printf("panel: %s order\n", ahead ? "right-looking" : "left-looking (DLA_POTRF_PANEL_AHEAD=0)");
   const std::size_t psmem = d::potrf_panel_smem_bytes<float, 128>();
   CK(cudaFuncSetAttribute(panel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(psmem)));
-  auto* diag = leaf ? &d::potrf_diag_leaf_kernel<false> : &d::potrf_diag_tiles_kernel<float, 128, false>;
-  const unsigned diag_threads = leaf ? d::DiagLeaf::kThreads : d::DiagTiles<128>::kThreads;
-  const std::size_t diag_smem = leaf ? d::potrf_diag_leaf_smem_bytes() : 0;
-  if (leaf) CK(cudaFuncSetAttribute(diag, cudaFuncAttributeMaxDynamicSharedMemorySize, int(diag_smem)));
+  auto* diag = &d::potrf_diag_tiles_kernel<float, 128, false>;
   const int pblocks = (r + d::kPanelRows - 1) / d::kPanelRows;
 
   const int reps = 40;
@@ -130,7 +122,7 @@ int main(int argc, char** argv) {
       if (hogs > 0) hog<<<hogs, 256, hog_smem, sh>>>(400000, sink);
       const int base = (++launch) * d::kPanelFlagStep;
       {
-        const dla::detail::KernelLaunch l(sp, dim3(1), dim3(diag_threads), diag_smem, true);
+        const dla::detail::KernelLaunch l(sp, dim3(1), dim3(d::DiagTiles<128>::kThreads), 0, true);
         l(diag, A, lda, nb, info, index_t(0), flag, base);
       }
       {

@@ -27,7 +27,6 @@
 #include <cstdlib>
 #include <map>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "dla/core/cuda_check.hpp"
@@ -36,7 +35,6 @@
 #include "dla/solvers/cholesky_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
 #include "internal_blas.cuh"
-#include "potrf_diag_leaf.cuh"
 #include "potrf_diag_tiles.cuh"
 #include "potrf_kernels.cuh"
 #include "potrf_update.cuh"
@@ -108,14 +106,6 @@ bool diag_rows_enabled() {
 // kernel (comparison runs).
 bool diag_tiles_enabled() {
   static const bool v = env_switch("DLA_POTRF_DIAG_TILES");
-  return v;
-}
-
-// DLA_POTRF_DIAG_LEAF=1 factors the float diagonal blocks of order <= 128
-// with potrf_diag_leaf_kernel (16-column leaves, each by one thread in
-// registers; session 30) instead of the tile kernel.
-bool diag_leaf_enabled() {
-  static const bool v = env_opt_in("DLA_POTRF_DIAG_LEAF");
   return v;
 }
 
@@ -262,21 +252,6 @@ struct Potrf {
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
   // flag: progress word for a fused panel kernel (see diag_and_panel).
   void diag(index_t off, index_t k, int* flag = nullptr, int flag_base = 0) const {
-    if constexpr (std::is_same_v<T, float>) {
-      if (k <= 128 && diag_rows_enabled() && diag_leaf_enabled()) {
-        // A programmatic dependent of the kernel before it, like the tile kernel below.
-        auto* kernel = upper ? &detail::potrf_diag_leaf_kernel<true> : &detail::potrf_diag_leaf_kernel<false>;
-        constexpr std::size_t smem = detail::potrf_diag_leaf_smem_bytes();  // > 48 KB: opt in
-        DLA_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-        const dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s), dim3(1),
-                                               dim3(detail::DiagLeaf::kThreads), smem,
-                                               diag_pdl_enabled());
-        launch(kernel, at(off, off), lda, int(k), info, off, flag,
-               flag_base);
-        return;
-      }
-    }
     if (k <= 128 && diag_rows_enabled() && diag_tiles_enabled()) {
       // A programmatic dependent of the kernel before it (the next block
       // column's update): launched while that kernel ends, it waits for it
