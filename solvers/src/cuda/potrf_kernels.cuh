@@ -511,11 +511,6 @@ __device__ inline void panel_wait(const int* flag, int target) {
 // release only the last chunk's copy and solve remain. (Left-looking, chunk
 // 3's update of 96 columns starts only after chunk 2 is solved, and it ends
 // after the diagonal kernel has ended: the 6 us tail measured in session 29.)
-// Since session 30 sub-panel s + 1 is copied as soon as a poll sees it
-// released (at the barrier that ends chunk s, then after each update of a
-// later chunk), so its copy lands while the later chunks are updated
-// instead of after them: with two panel blocks per SM (the early steps)
-// the copy took 2.3-2.8 us per chunk, all of it on the panel's chain.
 template <class T, int NC, bool Ahead = false>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
@@ -560,31 +555,40 @@ __global__ void __launch_bounds__(kPanelThreads)
       for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
     }
   };
-  // Sub-panel s into shared memory (cp.async; call after it is released).
-  // First its diagonal block (one group: on the critical path, the last
-  // chunk runs after the diagonal kernel): entries above the diagonal and
-  // outside the block are zeros, stored directly; each diagonal entry is
-  // turned into rinv and a zero by the thread that copied it, once its own
-  // copy has landed (finish_copy). Then its rows below, into row blocks
-  // s + 1 .. (a second group, in flight during the solve): read by the later
-  // chunks' updates, after the barrier that ends chunk s.
-  constexpr int kPer = 32 * 32 / kPanelThreads;
-  auto diag_entry = [&](int s, int u, int& j, int& i) {
-    block_ji(tid + u * kPanelThreads, 32, j, i);
-    return 32 * s + j < jb && 32 * s + i < jb && j >= i;  // copied (else a zero)
-  };
-  auto issue_copy = [&](int s) {
+  // Waits for sub-panel s and solves chunk s in b: X(t, chunk) := b, in
+  // shared memory and global memory; ends with a barrier, after which Xs and
+  // the row blocks of the later chunks hold sub-panel s's part.
+  auto solve_chunk = [&](int s, T (&b)[8]) {
     const int c0 = 32 * s;
+    panel_wait(flag, flag_base + (s + 1) * kWarpsDiag);
+    DLA_POTRF_PANEL_STAMP(3 + 5 * s);
+    // The last chunk: the next kernel on the stream (the next block column's
+    // update, a programmatic dependent that waits for this grid to finish)
+    // may launch now and so be resident when this kernel ends.
+    if (s == nchunks - 1) asm volatile("griddepcontrol.launch_dependents;");
+    // Sub-panel s. First its diagonal block (one cp.async group: on the
+    // critical path, the last chunk runs after the diagonal kernel): entries
+    // above the diagonal and outside the block are zeros, stored directly;
+    // each diagonal entry is turned into rinv and a zero by the thread that
+    // copied it, once its own copy has landed.
+    constexpr int kPer = 32 * 32 / kPanelThreads;
+    bool mine[kPer];  // this thread copied diagonal entry u
 #pragma unroll
     for (int u = 0; u < kPer; ++u) {
       int j, i;
-      const bool in = diag_entry(s, u, j, i);
+      block_ji(tid + u * kPanelThreads, 32, j, i);
+      const bool in = c0 + j < jb && c0 + i < jb && j >= i;
       T* dst = sm.lrow(s, c0 + i) + j;
       if (in) cp_async_elem(dst, lel(c0 + j, c0 + i));
       else *dst = T(0);
-      if (i == j && !in) sm.rinv[i] = T(0);  // past jb: never used
+      mine[u] = i == j;
+      if (mine[u] && !in) sm.rinv[i] = T(0);  // past jb: never used
+      mine[u] = mine[u] && in;
     }
     cp_async_commit();
+    // Then its rows below, into row blocks s + 1 .. (a second group, in flight
+    // during the solve): read by the later chunks' updates, after the barrier
+    // that ends this chunk.
     if constexpr (Smem::kWhole) {
       const int below = (nchunks - 1 - s) * 32 * 32;
 #pragma unroll 1
@@ -597,47 +601,18 @@ __global__ void __launch_bounds__(kPanelThreads)
       }
     }
     cp_async_commit();
-  };
-  // Whether sub-panel s is released, without waiting for it (the right-
-  // looking order copies it early when it is): thread 0 reads the flag with
-  // a relaxed load issued before other work (poll_start), and poll_end turns
-  // a hit into an acquire (fence) and shares the answer (a barrier).
-  auto poll_start = [&]() {
-    int v = INT_MIN;
-    if (tid == 0) asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-    return v;
-  };
-  auto poll_end = [&](int v, int s) {
-    const bool hit = tid == 0 && v >= flag_base + (s + 1) * kWarpsDiag;
-    if (hit) __threadfence();
-    return __syncthreads_or(hit) != 0;
-  };
-  // Solves chunk s in b: X(t, chunk) := b, in shared memory and global
-  // memory. Unless `copied` (issue_copy(s) ran already), waits for sub-panel
-  // s and copies it first. Ends with a barrier, after which Xs and the row
-  // blocks of the later chunks hold sub-panel s's part; returns whether
-  // sub-panel s + 1 was released at that barrier (when `poll_next`).
-  auto solve_chunk = [&](int s, T (&b)[8], bool copied, bool poll_next) {
-    const int c0 = 32 * s;
-    if (!copied) panel_wait(flag, flag_base + (s + 1) * kWarpsDiag);
-    DLA_POTRF_PANEL_STAMP(3 + 5 * s);
-    // The last chunk: the next kernel on the stream (the next block column's
-    // update, a programmatic dependent that waits for this grid to finish)
-    // may launch now and so be resident when this kernel ends.
-    if (s == nchunks - 1) asm volatile("griddepcontrol.launch_dependents;");
-    if (!copied) issue_copy(s);
     cp_async_wait<1>();  // this thread's diagonal-block copies have landed
 #pragma unroll
     for (int u = 0; u < kPer; ++u) {
+      if (!mine[u]) continue;
       int j, i;
-      if (!diag_entry(s, u, j, i) || i != j) continue;
+      block_ji(tid + u * kPanelThreads, 32, j, i);
       T* dst = sm.lrow(s, c0 + i) + j;
       sm.rinv[i] = T(1) / *dst;
       *dst = T(0);
     }
     __syncthreads();
     DLA_POTRF_PANEL_STAMP(4 + 5 * s);
-    const int polled = poll_next ? poll_start() : INT_MIN;  // lands during the solve
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
       const int gi = i / 8, qi = i % 8;
@@ -657,40 +632,24 @@ __global__ void __launch_bounds__(kPanelThreads)
       if (live && c < jb) *pel(c) = b[q];
     }
     cp_async_wait<0>();  // the rows below (the next chunks' updates)
-    // Xs and the row blocks complete; rinv is refilled next chunk.
-    const bool next = poll_end(polled, s + 1);
+    __syncthreads();     // Xs and the row blocks complete; rinv is refilled next chunk
     DLA_POTRF_PANEL_STAMP(5 + 5 * s);
-    return next;
   };
 
   DLA_POTRF_PANEL_STAMP(0);
   if constexpr (Ahead) {
-    // Sub-panel s + 1 is copied as soon as it is seen released: at the
-    // barrier that ends chunk s, or after any of the updates that follow
-    // (session 30), so the copy lands while the later chunks are updated.
     constexpr int kChunks = NC / 32;
     T acc[kChunks][8];
 #pragma unroll
     for (int s = 0; s < kChunks; ++s) load_chunk(s, acc[s]);
-    bool copied = false;  // sub-panel s's copy is issued
 #pragma unroll
     for (int s = 0; s < kChunks; ++s) {
       if (s < nchunks) {
         DLA_POTRF_PANEL_STAMP(2 + 5 * s);
-        const bool more = s + 1 < nchunks;
-        bool next = solve_chunk(s, acc[s], copied, more);
-        if (next) issue_copy(s + 1);
+        solve_chunk(s, acc[s]);
 #pragma unroll
         for (int s2 = s + 1; s2 < kChunks; ++s2)
-          if (s2 < nchunks) {
-            const int polled = more && !next ? poll_start() : INT_MIN;
-            update(s2, 32 * s, 32 * s + 32, acc[s2]);
-            if (more && !next && poll_end(polled, s + 1)) {
-              next = true;
-              issue_copy(s + 1);
-            }
-          }
-        copied = next;
+          if (s2 < nchunks) update(s2, 32 * s, 32 * s + 32, acc[s2]);
       }
     }
   } else {
@@ -719,7 +678,7 @@ __global__ void __launch_bounds__(kPanelThreads)
       }
       update(s, 0, c0, b);
       DLA_POTRF_PANEL_STAMP(2 + 5 * s);
-      solve_chunk(s, b, false, false);
+      solve_chunk(s, b);
     }
   }
 }
