@@ -76,4 +76,3 @@ dla_cholesky_variant(panel_left_nb100
 dla_cholesky_variant(nb192_wide_panel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
   DLA_POTRF_NB=192)
-

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Session 29: the fused panel in right-looking order (DLA_POTRF_PANEL_AHEAD=1)
-# against the default, in one device call. Prepare here:
+# against the left-looking order (=0; the default until session 30), in one
+# device call. Prepare here:
 #   cmake --build build -j2 && bash scripts/carry-build.sh
 #   nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Isolvers/src/cuda \
 #     -Icore/include experiments/panel-tail/tail_probe.cu build/core/libdla_core.a \
