@@ -76,3 +76,9 @@ dla_cholesky_variant(panel_left_nb100
 dla_cholesky_variant(nb192_wide_panel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
   DLA_POTRF_NB=192)
+
+# The bulk update launched without waiting for the critical trapezoid's
+# first block (DLA_POTRF_SIDE_GATE=0; potrf.cu, side_gate_enabled).
+dla_cholesky_variant(side_ungated
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_SIDE_GATE=0)

@@ -51,10 +51,13 @@ namespace {
 // the critical kernels get SMs as soon as update blocks retire. Where
 // potrf_side_sms says so, the bulk update runs instead on a stream confined
 // to part of the SMs (sm_partition.cuh), so they need not wait at all.
+// `trap_started`: the word through which a group's critical trapezoid tells
+// the side stream that it has started (side_gate_kernel, potrf_update.cuh).
 struct LookaheadResources {
   cudaStream_t crit = nullptr, side = nullptr;
   cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr;
   int* flag = nullptr;  // progress word of the diagonal kernel for the fused panel (crit only)
+  int* trap_started = nullptr;  // the group's critical update has started (side_gate_kernel)
   int sm_count = 0;
 };
 
@@ -72,6 +75,7 @@ const LookaheadResources& lookahead_resources() {
     for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done})
       DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     DLA_CUDA_CHECK(cudaMalloc(&r.flag, sizeof(int)));
+    DLA_CUDA_CHECK(cudaMalloc(&r.trap_started, sizeof(int)));
   }
   return r;
 }
@@ -137,6 +141,14 @@ bool crit_tc_enabled() {
 // 29, the default since session 30; A/B runs).
 bool panel_ahead_enabled() {
   static const bool v = env_switch("DLA_POTRF_PANEL_AHEAD");
+  return v;
+}
+
+// DLA_POTRF_SIDE_GATE=0: rest(group) starts as soon as the group's last panel
+// is done, racing the critical trapezoid for the SMs, instead of after the
+// trapezoid's first block has started (A/B runs; session 31).
+bool side_gate_enabled() {
+  static const bool v = env_switch("DLA_POTRF_SIDE_GATE");
   return v;
 }
 
@@ -223,7 +235,10 @@ struct Potrf {
   // 16-byte aligned blocks, kk <= 384) and the update is small, else syrk.
   // With tensor-core updates, its 3xTF32 variant where kk <= 256 and
   // kk % 8 == 0 (every look-ahead update with nb a multiple of 8).
-  void crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols) const {
+  // started: see potrf_update_kernel; returns whether that kernel ran (and so
+  // will store started_value), false where the update went to syrk.
+  bool crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols,
+                 int* started = nullptr, int started_value = 0) const {
     if constexpr (std::is_same_v<T, float>) {
       using U = detail::CritUpdate;
       const float* P = at(c0, p0);
@@ -242,11 +257,12 @@ struct Potrf {
             reinterpret_cast<cudaStream_t>(s),
             dim3(unsigned(nt), unsigned(mt)),
             dim3(U::kThreads), smem, true);
-        launch(kernel, P, C, lda, int(r), int(cols), int(kk));
-        return;
+        launch(kernel, P, C, lda, int(r), int(cols), int(kk), started, started_value);
+        return started != nullptr;
       }
     }
     syrk(c0, r, p0, kk, cols);
+    return false;
   }
 
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
@@ -363,6 +379,7 @@ struct Potrf {
     DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.start, 0));
     DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
     DLA_CUDA_CHECK(cudaMemsetAsync(res.flag, 0, sizeof(int), crit));
+    DLA_CUDA_CHECK(cudaMemsetAsync(res.trap_started, 0, sizeof(int), crit));
     LookaheadTrace trace;
     trace.start(crit);
     int step = 0;
@@ -389,10 +406,25 @@ struct Potrf {
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(previous group)
       trace.mark(step, LookaheadTrace::kWaited, crit);
       const index_t wcol = std::min(depth * nb, r);
-      c.crit_syrk(c0, r, gs, kk, wcol);  // the next group's block columns (a trapezoid)
+      // The next group's block columns (a trapezoid). Its first block tells
+      // the side stream that it has started (where it runs potrf_update_kernel).
+      const int group = step / int(depth) + 1;
+      const bool gated = c.crit_syrk(c0, r, gs, kk, wcol,
+                                     r > wcol && side_gate_enabled() ? res.trap_started : nullptr,
+                                     group);
       trace.mark(step, LookaheadTrace::kUpdated, crit);
       if (r > wcol) {
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));
+        // rest(group) waits until the trapezoid's first block has started
+        // (side_gate_kernel), so that its first wave is placed first. When
+        // both started together and the bulk update's blocks took the SMs
+        // first, the trapezoid ran on the ~36 SMs left: 31-37 us instead of
+        // 11-12 (one wave) or 21-24 (two) at n = 4096 (session 31's CUPTI
+        // timeline; spotrf 3000 3% faster with the gate, 4096 0.6%).
+        if (gated) {
+          detail::side_gate_kernel<<<1, 32, 0, side>>>(res.trap_started, group);
+          DLA_CUDA_CHECK_LAUNCH();
+        }
         trace.mark(step, LookaheadTrace::kRestStart, side);
         on_side.syrk(c0 + wcol, r - wcol, gs, kk, r - wcol);
         trace.mark(step, LookaheadTrace::kRestEnd, side);

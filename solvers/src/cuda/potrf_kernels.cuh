@@ -473,18 +473,23 @@ constexpr int kPanelRows = 64, kPanelParts = 4, kPanelThreads = kPanelRows * kPa
 
 // For panels of width jb <= NC (NC = 128 or kDiagMax). Float: 78 KB for NC =
 // 128, 103 KB for kDiagMax.
+// The copies of L11 (PanelL, shared with potrf_panel_tc_kernel) and the
+// solved columns.
 template <class T, int NC>
-struct PanelSmem {
-  static constexpr int kXld = kPanelRows + 1;           // conflict-free part stores
+struct PanelL {
   static constexpr int kLld = 32 + 16 / int(sizeof(T));  // 16-byte aligned rows
   static constexpr bool kWhole = NC <= 128;              // all row blocks kept
   static constexpr int kLrows = kWhole ? 32 * (NC / 32) * (NC / 32 + 1) / 2 : NC;
-  T Xs[NC][kXld];      // Xs[c][row] = X(row, c), solved columns
   T Ls[kLrows][kLld];  // row block s: lrow(s, c)[j] = L(32 s + j, c), j < 32
   T rinv[32];
   // Row block s, column c (c < 32 s + 32): kWhole packs the blocks (block s
   // has 32 (s + 1) columns); otherwise only the current block is held.
   __device__ T* lrow(int s, int c) { return &Ls[kWhole ? 16 * s * (s + 1) + c : c][0]; }
+};
+template <class T, int NC>
+struct PanelSmem : PanelL<T, NC> {
+  static constexpr int kXld = kPanelRows + 1;  // conflict-free part stores
+  T Xs[NC][kXld];                              // Xs[c][row] = X(row, c), solved columns
 };
 
 template <class T, int NC>
@@ -498,6 +503,67 @@ __device__ inline void panel_wait(const int* flag, int target) {
       if (v >= target) break;
       __nanosleep(100);
     }
+  }
+  __syncthreads();
+}
+
+// Sub-panel s of L11 (released by the diagonal kernel) into the shared
+// copies `sm` (a PanelL), by the block's kPanelThreads threads. First its
+// diagonal block (one cp.async group: on the critical path, the last chunk
+// runs after the diagonal kernel): entries above the diagonal and outside
+// the block are zeros, stored directly; each diagonal entry is turned into
+// rinv and a zero by the thread that copied it, once its own copy has
+// landed. Then (whole layout) its rows below, into row blocks s + 1 .. (a
+// second group, in flight during the solve): read by the later chunks'
+// updates, after the barrier that ends the chunk; the caller waits for it
+// with cp_async_wait<0>() before that barrier. Ends with a barrier, after
+// which the diagonal block and rinv are complete.
+template <class SmemL, class T>
+__device__ inline void panel_copy_subpanel(SmemL& sm, const T* L11, index_t ld, int jb,
+                                           bool upper, int s) {
+  const int tid = threadIdx.x, c0 = 32 * s, nchunks = (jb + 31) / 32;
+  auto lel = [=](int i, int c) { return upper ? L11 + c + index_t(i) * ld : L11 + i + index_t(c) * ld; };
+  // Element e of a 32 x 32 block of L (rows j, columns i), in the order
+  // contiguous in A along the warp.
+  auto block_ji = [=](int e, int& j, int& i) {
+    if (upper) { i = e % 32; j = e / 32; } else { j = e % 32; i = e / 32; }
+  };
+  constexpr int kPer = 32 * 32 / kPanelThreads;
+  bool mine[kPer];  // this thread copied diagonal entry u
+#pragma unroll
+  for (int u = 0; u < kPer; ++u) {
+    int j, i;
+    block_ji(tid + u * kPanelThreads, j, i);
+    const bool in = c0 + j < jb && c0 + i < jb && j >= i;
+    T* dst = sm.lrow(s, c0 + i) + j;
+    if (in) cp_async_elem(dst, lel(c0 + j, c0 + i));
+    else *dst = T(0);
+    mine[u] = i == j;
+    if (mine[u] && !in) sm.rinv[i] = T(0);  // past jb: never used
+    mine[u] = mine[u] && in;
+  }
+  cp_async_commit();
+  if constexpr (SmemL::kWhole) {
+    const int below = (nchunks - 1 - s) * 32 * 32;
+#pragma unroll 1
+    for (int e = tid; e < below; e += kPanelThreads) {
+      const int sb = s + 1 + e / (32 * 32);
+      int j, i;
+      block_ji(e % (32 * 32), j, i);
+      const bool in = 32 * sb + j < jb && c0 + i < jb;
+      cp_async_elem(sm.lrow(sb, c0 + i) + j, lel(in ? 32 * sb + j : c0, c0 + i), in);
+    }
+  }
+  cp_async_commit();
+  cp_async_wait<1>();  // this thread's diagonal-block copies have landed
+#pragma unroll
+  for (int u = 0; u < kPer; ++u) {
+    if (!mine[u]) continue;
+    int j, i;
+    block_ji(tid + u * kPanelThreads, j, i);
+    T* dst = sm.lrow(s, c0 + i) + j;
+    sm.rinv[i] = T(1) / *dst;
+    *dst = T(0);
   }
   __syncthreads();
 }
@@ -566,52 +632,8 @@ __global__ void __launch_bounds__(kPanelThreads)
     // update, a programmatic dependent that waits for this grid to finish)
     // may launch now and so be resident when this kernel ends.
     if (s == nchunks - 1) asm volatile("griddepcontrol.launch_dependents;");
-    // Sub-panel s. First its diagonal block (one cp.async group: on the
-    // critical path, the last chunk runs after the diagonal kernel): entries
-    // above the diagonal and outside the block are zeros, stored directly;
-    // each diagonal entry is turned into rinv and a zero by the thread that
-    // copied it, once its own copy has landed.
-    constexpr int kPer = 32 * 32 / kPanelThreads;
-    bool mine[kPer];  // this thread copied diagonal entry u
-#pragma unroll
-    for (int u = 0; u < kPer; ++u) {
-      int j, i;
-      block_ji(tid + u * kPanelThreads, 32, j, i);
-      const bool in = c0 + j < jb && c0 + i < jb && j >= i;
-      T* dst = sm.lrow(s, c0 + i) + j;
-      if (in) cp_async_elem(dst, lel(c0 + j, c0 + i));
-      else *dst = T(0);
-      mine[u] = i == j;
-      if (mine[u] && !in) sm.rinv[i] = T(0);  // past jb: never used
-      mine[u] = mine[u] && in;
-    }
-    cp_async_commit();
-    // Then its rows below, into row blocks s + 1 .. (a second group, in flight
-    // during the solve): read by the later chunks' updates, after the barrier
-    // that ends this chunk.
-    if constexpr (Smem::kWhole) {
-      const int below = (nchunks - 1 - s) * 32 * 32;
-#pragma unroll 1
-      for (int e = tid; e < below; e += kPanelThreads) {
-        const int sb = s + 1 + e / (32 * 32);
-        int j, i;
-        block_ji(e % (32 * 32), 32, j, i);
-        const bool in = 32 * sb + j < jb && c0 + i < jb;
-        cp_async_elem(sm.lrow(sb, c0 + i) + j, lel(in ? 32 * sb + j : c0, c0 + i), in);
-      }
-    }
-    cp_async_commit();
-    cp_async_wait<1>();  // this thread's diagonal-block copies have landed
-#pragma unroll
-    for (int u = 0; u < kPer; ++u) {
-      if (!mine[u]) continue;
-      int j, i;
-      block_ji(tid + u * kPanelThreads, 32, j, i);
-      T* dst = sm.lrow(s, c0 + i) + j;
-      sm.rinv[i] = T(1) / *dst;
-      *dst = T(0);
-    }
-    __syncthreads();
+    // Sub-panel s into the shared copies (its rows below stay in flight).
+    panel_copy_subpanel(sm, L11, ld, jb, upper, s);
     DLA_POTRF_PANEL_STAMP(4 + 5 * s);
 #pragma unroll
     for (int i = 0; i < 32; ++i) {

@@ -91,9 +91,17 @@ struct CritUpdate {
   }
 };
 
+// `started` (may be null): block (0, 0) stores `started_value` there as soon
+// as it runs, before it waits for the panel kernel. The look-ahead's side
+// stream waits for that value (side_gate_kernel) before it launches the bulk
+// update, so that this kernel's first wave is placed before the bulk
+// update's blocks take the SMs.
 template <bool TC>
 __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
-    potrf_update_kernel(const float* __restrict__ P, float* C, index_t ld, int m, int n, int k) {
+    potrf_update_kernel(const float* __restrict__ P, float* C, index_t ld, int m, int n, int k,
+                        int* started, int started_value) {
+  if (started != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0)
+    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(started), "r"(started_value) : "memory");
   using U = CritUpdate;
   constexpr int KG = U::kGroups;
   constexpr int kT = U::kTile;
@@ -243,6 +251,21 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
 #pragma unroll
     for (int q = 0; q < KG; ++q) s -= red[(q * kT + jj) * kR + ii];
     if (i < m && j < n && j <= i) C[i + index_t(j) * ld] = s;
+  }
+}
+
+// side_gate_kernel: one thread spins until *word >= value (the critical
+// update's block (0, 0) has started, see potrf_update_kernel). It runs on the
+// side stream after the group's panel; the critical update it waits for
+// needs nothing from the side stream but rest(previous group), which comes
+// before this kernel in the side stream's order, so the wait always ends.
+__global__ void side_gate_kernel(const int* word, int value) {
+  if (threadIdx.x != 0) return;
+  for (;;) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(word) : "memory");
+    if (v >= value) break;
+    __nanosleep(200);
   }
 }
 

@@ -1,0 +1,201 @@
+// Kernel timeline of one factorization, from CUPTI's activity records (the
+// way Nsight Systems collects them: every kernel's start and end on the GPU,
+// concurrent kernels included, no events added to the streams), for
+// dla::cuda::spotrf and cusolverDnSpotrf on the same SPD matrix (session 31).
+//
+// Build (from the repository root, after the CMake build):
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include -Igemm/include -Isolvers/include \
+//     experiments/timeline/timeline.cu build/solvers/libdla_solvers.a \
+//     build/gemm/libdla_gemm.a build/core/libdla_core.a -lcusolver -lcublas -lcupti \
+//     -o .carry/timeline
+// Run: ./timeline [-q] n [n ...] > timeline.txt   (-q: dla's medians of 10
+// untraced runs only)
+// Prints, per library and n: the median time of 5 untraced runs (events),
+// then one traced run's kernels: start and end in us from the first kernel's
+// start, stream, grid, block, dynamic shared memory, and the name.
+#include <cupti.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "dla/solvers/cholesky_cuda.hpp"
+
+#define CK(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+#define CKP(x)                                                                  \
+  do {                                                                          \
+    CUptiResult r_ = (x);                                                       \
+    if (r_ != CUPTI_SUCCESS) {                                                  \
+      const char* s_ = nullptr;                                                 \
+      cuptiGetResultString(r_, &s_);                                            \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); \
+      std::exit(1);                                                             \
+    }                                                                           \
+  } while (0)
+
+namespace {
+
+struct Rec {
+  unsigned long long start, end;
+  unsigned stream, gx, gy, gz, bx, smem;
+  std::string name;
+};
+std::vector<Rec> g_recs;
+
+void CUPTIAPI buffer_requested(uint8_t** buf, size_t* size, size_t* max_records) {
+  *size = 8 << 20;
+  *buf = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
+  CUpti_Activity* rec = nullptr;
+  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
+      Rec r;
+      r.start = k->start;
+      r.end = k->end;
+      r.stream = k->streamId;
+      r.gx = unsigned(k->gridX);
+      r.gy = unsigned(k->gridY);
+      r.gz = unsigned(k->gridZ);
+      r.bx = unsigned(k->blockX);
+      r.smem = unsigned(k->dynamicSharedMemory);
+      r.name = k->name ? k->name : "?";
+      g_recs.push_back(r);
+    }
+  }
+  std::free(buf);
+}
+
+__global__ void make_spd(float* A, int n, unsigned seed) {
+  for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < (long long)n * n;
+       idx += (long long)gridDim.x * blockDim.x) {
+    const int i = int(idx % n), j = int(idx / n);
+    const unsigned a = min(i, j), b = max(i, j);
+    unsigned h = (a * 2654435761u) ^ (b * 40503u + seed);
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    float v = float(h & 0xffffff) / float(0x1000000) * 2.f - 1.f;
+    if (i == j) v += 3.f * sqrtf(float(n)) + 1.f;
+    A[idx] = v;
+  }
+}
+
+// Shorter kernel names: up to the first '(' and without "void ".
+std::string shorten(const std::string& s) {
+  std::string t = s.substr(0, s.find('('));
+  if (t.rfind("void ", 0) == 0) t = t.substr(5);
+  return t.size() > 90 ? t.substr(0, 90) : t;
+}
+
+void dump(const char* lib, int n, double median_ms) {
+  CKP(cuptiActivityFlushAll(1));
+  std::sort(g_recs.begin(), g_recs.end(), [](const Rec& a, const Rec& b) { return a.start < b.start; });
+  std::printf("== %s n=%d untraced median %.3f ms, traced kernels %zu", lib, n, median_ms, g_recs.size());
+  if (!g_recs.empty()) {
+    unsigned long long t0 = g_recs.front().start, t1 = 0;
+    for (const Rec& r : g_recs) t1 = std::max(t1, r.end);
+    std::printf(", span %.1f us\n", (t1 - t0) * 1e-3);
+    for (const Rec& r : g_recs)
+      std::printf("%9.1f %9.1f %7.1f s%-3u g%ux%ux%u b%u sm%u %s\n", (r.start - t0) * 1e-3,
+                  (r.end - t0) * 1e-3, (r.end - r.start) * 1e-3, r.stream, r.gx, r.gy, r.gz, r.bx,
+                  r.smem, shorten(r.name).c_str());
+  } else {
+    std::printf("\n");
+  }
+  g_recs.clear();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes;
+  bool quiet = false;  // -q: medians only (dla), no traced runs
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "-q") == 0) quiet = true;
+    else sizes.push_back(std::atoi(argv[i]));
+  }
+  if (sizes.empty()) sizes = {4096};
+  CKP(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cusolverDnHandle_t h;
+  if (cusolverDnCreate(&h) != CUSOLVER_STATUS_SUCCESS) return 1;
+  cusolverDnSetStream(h, s);
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int n : sizes) {
+    float *A0, *A, *work;
+    int* info;
+    CK(cudaMalloc(&A0, sizeof(float) * n * n));
+    CK(cudaMalloc(&A, sizeof(float) * n * n));
+    CK(cudaMalloc(&info, sizeof(int)));
+    make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
+    int lw = 0;
+    cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, &lw);
+    CK(cudaMalloc(&work, sizeof(float) * std::max(lw, 1)));
+    for (int lib = 0; lib < (quiet ? 1 : 2); ++lib) {
+      auto run = [&] {
+        if (lib == 0)
+          dla::cuda::spotrf(reinterpret_cast<dla::stream_t>(s), dla::Uplo::Lower, n, A, n, info, nullptr);
+        else
+          cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lw, info);
+      };
+      std::vector<float> ms;
+      for (int it = 0; it < (quiet ? 13 : 8); ++it) {
+        CK(cudaMemcpyAsync(A, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
+        CK(cudaEventRecord(e0, s));
+        run();
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        float t = 0;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        if (it >= 3) ms.push_back(t);
+      }
+      std::sort(ms.begin(), ms.end());
+      int hinfo = -1;
+      CK(cudaMemcpy(&hinfo, info, sizeof(int), cudaMemcpyDeviceToHost));
+      if (hinfo != 0) std::printf("!! %s n=%d info=%d\n", lib ? "cusolver" : "dla", n, hinfo);
+      if (quiet) {
+        std::printf("%s n=%d median %.3f ms (min %.3f, max %.3f, %zu runs)\n", lib ? "cusolver" : "dla", n,
+                    ms[ms.size() / 2], ms.front(), ms.back(), ms.size());
+        continue;
+      }
+      // Two traced runs; only the second is printed (the first warms CUPTI).
+      for (int it = 0; it < 2; ++it) {
+        CK(cudaMemcpyAsync(A, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
+        CK(cudaStreamSynchronize(s));
+        CKP(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+        run();
+        CK(cudaDeviceSynchronize());
+        CKP(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+        if (it == 0) {
+          CKP(cuptiActivityFlushAll(1));
+          g_recs.clear();
+        }
+      }
+      dump(lib ? "cusolver" : "dla", n, ms[ms.size() / 2]);
+    }
+    CK(cudaFree(A0));
+    CK(cudaFree(A));
+    CK(cudaFree(work));
+    CK(cudaFree(info));
+  }
+  return 0;
+}
