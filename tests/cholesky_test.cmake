@@ -82,14 +82,3 @@ dla_cholesky_variant(nb192_wide_panel
 dla_cholesky_variant(side_ungated
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_SIDE_GATE=0)
-
-# Experiment (session 31, opt-in, slower): the fused panel in 128-row blocks
-# (potrf_panel_tc.cuh) for every panel, updates on the tensor cores and on
-# the CUDA cores: partial blocks, both uplo, failing minors, and nb 100's
-# partial chunks (the last one 4 columns wide).
-dla_cholesky_variant(panel_rows128
-  CholeskyDevice.*
-  DLA_POTRF_PANEL_ROWS=128)
-dla_cholesky_variant(panel_rows128_fma_nb100
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
-  DLA_POTRF_PANEL_ROWS=128 DLA_POTRF_PANEL_TC_FMA=1 DLA_POTRF_NB=100)

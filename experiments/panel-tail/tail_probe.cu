@@ -43,7 +43,6 @@ __device__ __forceinline__ unsigned long long gtimer() {
 
 #include "dla/core/cuda_launch.hpp"
 #include "potrf_diag_tiles.cuh"
-#include "potrf_panel_tc.cuh"
 
 #define CK(x)                                                                      \
   do {                                                                             \
@@ -105,23 +104,11 @@ int main(int argc, char** argv) {
   const char* ahead_env = std::getenv("DLA_POTRF_PANEL_AHEAD");
   const bool ahead = !(ahead_env && ahead_env[0] == '0');
   auto* panel = ahead ? &d::potrf_panel_kernel<float, 128, true> : &d::potrf_panel_kernel<float, 128>;
-  std::size_t psmem = d::potrf_panel_smem_bytes<float, 128>();
-  int prows = d::kPanelRows;
-  // PROBE_PANEL_TC=1: the 128-row tensor-core panel (potrf_panel_tc.cuh,
-  // session 31). Its stamp 2 + 5 s marks chunk s's start, after the updates
-  // of the chunks before it; 5 + 5 s the end of its solve.
-  const char* tc_env = std::getenv("PROBE_PANEL_TC");
-  // PROBE_PANEL_TC=2: the same kernel with its updates on the CUDA cores.
-  if (tc_env && (tc_env[0] == '1' || tc_env[0] == '2')) {
-    panel = tc_env[0] == '1' ? &d::potrf_panel_tc_kernel<true> : &d::potrf_panel_tc_kernel<false>;
-    psmem = sizeof(d::PanelL<float, 128>);
-    prows = d::kPanelTcRows;
-  }
-  std::printf("panel: %s order, %d rows per block\n",
-              ahead ? "right-looking" : "left-looking (DLA_POTRF_PANEL_AHEAD=0)", prows);
+  std::printf("panel: %s order\n", ahead ? "right-looking" : "left-looking (DLA_POTRF_PANEL_AHEAD=0)");
+  const std::size_t psmem = d::potrf_panel_smem_bytes<float, 128>();
   CK(cudaFuncSetAttribute(panel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(psmem)));
   auto* diag = &d::potrf_diag_tiles_kernel<float, 128, false>;
-  const int pblocks = (r + prows - 1) / prows;
+  const int pblocks = (r + d::kPanelRows - 1) / d::kPanelRows;
 
   const int reps = 40;
   int launch = 0;

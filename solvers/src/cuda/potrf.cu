@@ -25,7 +25,6 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,7 +37,6 @@
 #include "internal_blas.cuh"
 #include "potrf_diag_tiles.cuh"
 #include "potrf_kernels.cuh"
-#include "potrf_panel_tc.cuh"
 #include "potrf_update.cuh"
 #include "sm_partition.cuh"
 
@@ -154,25 +152,6 @@ bool side_gate_enabled() {
   return v;
 }
 
-// Experiment (session 31, measured slower; opt-in): the fused panel in
-// 128-row blocks (potrf_panel_tc.cuh), for float with tensor-core updates in
-// the right-looking order, where its 64-row blocks would outnumber the SMs
-// the critical stream has beside the bulk update (`sms`, 0 = not known).
-// DLA_POTRF_PANEL_ROWS=128 forces it, =auto applies that rule; otherwise 64.
-index_t panel_rows(index_t r, index_t sms) {
-  static const int mode = [] {
-    const char* e = std::getenv("DLA_POTRF_PANEL_ROWS");
-    return e && std::strcmp(e, "128") == 0 ? 2 : e && std::strcmp(e, "auto") == 0 ? 1 : 0;
-  }();
-  if (mode == 2) return 128;
-  return mode == 1 && sms > 0 && (r + 63) / 64 > sms ? 128 : 64;
-}
-// DLA_POTRF_PANEL_TC_FMA=1: the 128-row panel's updates on the CUDA cores.
-bool panel_cuda_cores() {
-  static const bool v = env_opt_in("DLA_POTRF_PANEL_TC_FMA");
-  return v;
-}
-
 // DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
 // below and prints one line per block column to stderr after the call
 // (synchronizing; diagnostic runs only). Times in us from the call's start:
@@ -234,9 +213,6 @@ struct Potrf {
   // The look-ahead's updates run on the tensor cores (3xTF32): the critical
   // path's potrf_update_kernel does too where its contract allows.
   bool tensor_cores = false;
-  // SMs the fused panel can count on (the look-ahead's crit stream beside a
-  // bulk update confined to a partition; 0 = not known): see panel_rows.
-  index_t panel_sms = 0;
 
   T* at(index_t i, index_t j) const { return A + i + j * lda; }
 
@@ -340,25 +316,17 @@ struct Potrf {
     diag(off, jb, flag, flag_base);
     if (r <= 0) return;
     const bool narrow = jb <= 128;  // the 128-wide layout: less shared memory (float 78 KB, not 103)
-    std::size_t smem = narrow ? detail::potrf_panel_smem_bytes<T, 128>()
-                              : detail::potrf_panel_smem_bytes<T, detail::kDiagMax>();
+    const std::size_t smem = narrow ? detail::potrf_panel_smem_bytes<T, 128>()
+                                    : detail::potrf_panel_smem_bytes<T, detail::kDiagMax>();
     auto* kernel = !narrow                 ? &detail::potrf_panel_kernel<T, detail::kDiagMax>
                    : panel_ahead_enabled() ? &detail::potrf_panel_kernel<T, 128, true>
                                            : &detail::potrf_panel_kernel<T, 128>;
-    index_t rows = detail::kPanelRows;  // per block
-    if constexpr (std::is_same_v<T, float>) {
-      if (narrow && tensor_cores && panel_ahead_enabled() && panel_rows(r, panel_sms) == 128) {
-        kernel = panel_cuda_cores() ? &detail::potrf_panel_tc_kernel<false>
-                                    : &detail::potrf_panel_tc_kernel<true>;
-        smem = sizeof(detail::PanelL<float, 128>);
-        rows = detail::kPanelTcRows;
-      }
-    }
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     // A programmatic dependent of the diagonal kernel (see above).
     const dla::detail::KernelLaunch launch(
-        reinterpret_cast<cudaStream_t>(s), dim3(unsigned((r + rows - 1) / rows)),
+        reinterpret_cast<cudaStream_t>(s),
+        dim3(unsigned((r + detail::kPanelRows - 1) / detail::kPanelRows)),
         dim3(detail::kPanelThreads), smem, true);
     const T* L11 = at(off, off);
     T* P = upper ? at(off, off + jb) : at(off + jb, off);
@@ -404,9 +372,7 @@ struct Potrf {
     const index_t side_sms = potrf_side_sms(n, tensor_cores, res.sm_count);
     cudaStream_t side = side_sms > 0 ? detail::sm_partition_stream(int(side_sms)) : nullptr;
     if (side == nullptr) side = res.side;  // all SMs, or no green contexts here
-    Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores};
-    // The SMs no bulk-update block can take (one holds the diagonal kernel).
-    if (side != res.side) c.panel_sms = std::max<index_t>(res.sm_count - side_sms - 1, 1);
+    const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores};
     const Potrf<T> on_side{reinterpret_cast<stream_t>(side), upper, A, lda, info};
     DLA_CUDA_CHECK(cudaEventRecord(res.start, caller));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.start, 0));
