@@ -383,6 +383,53 @@ TEST(CholeskyDevice, LowLevelInfoAndUntouchedTriangle) {
   EXPECT_EQ(hinfo, 0);
 }
 
+// Calls from one host thread on two streams, queued back to back without a
+// synchronisation in between: they share the look-ahead's internal streams,
+// events and progress words (potrf.cu, LookaheadResources), so a later call
+// must neither reset a word an earlier call's side stream still waits for
+// (the gate of the bulk update, session 31) nor overwrite its data. Each
+// factor is checked; a protocol that lost a wake-up would hang here (the
+// ctest timeout).
+TEST(CholeskyDevice, BackToBackOnTwoStreams) {
+  DLA_REQUIRE_GPU();
+  const std::vector<index_t> sizes = {3000, 1100, 2500, 600, 3000};
+  std::vector<MatD> A;
+  for (std::size_t c = 0; c < sizes.size(); ++c) A.push_back(random_spd(sizes[c], 90 + c));
+  dla::Context ctx[2] = {dla::Context(dla::Backend::Cuda), dla::Context(dla::Backend::Cuda)};
+  std::vector<dla::DeviceBuffer<float>> d;
+  std::vector<std::vector<float>> h(sizes.size());
+  dla::DeviceBuffer<int> info(index_t(sizes.size()));
+  for (std::size_t c = 0; c < sizes.size(); ++c) {
+    const index_t n = sizes[c];
+    h[c].resize(std::size_t(n * n));
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < n; ++i) h[c][std::size_t(i + j * n)] = float(A[c](i, j));
+    d.emplace_back(n * n);
+    d[c].upload(h[c].data(), n * n, ctx[c % 2].stream());
+  }
+  for (std::size_t c = 0; c < sizes.size(); ++c)
+    ASSERT_EQ(dla::cuda::spotrf(ctx[c % 2].stream(), Uplo::Lower, sizes[c], d[c].data(), sizes[c],
+                                info.data() + c, nullptr),
+              0);
+  std::vector<int> hinfo(sizes.size(), -7);
+  for (std::size_t c = 0; c < sizes.size(); ++c) {
+    d[c].download(h[c].data(), sizes[c] * sizes[c], ctx[c % 2].stream());
+    ctx[c % 2].synchronize();
+  }
+  info.download(hinfo.data(), index_t(sizes.size()), ctx[0].stream());
+  ctx[0].synchronize();
+  for (std::size_t c = 0; c < sizes.size(); ++c) {
+    const index_t n = sizes[c];
+    EXPECT_EQ(hinfo[c], 0) << "call " << c << ", n=" << n;
+    dla::Matrix<float> F = dla::Matrix<float>::Zero(n, n);
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = j; i < n; ++i) F(i, j) = h[c][std::size_t(i + j * n)];
+    EXPECT_LE(factor_residual<float>(A[c].cast<float>().template cast<double>(), F, Uplo::Lower),
+              50.0)
+        << "call " << c << ", n=" << n;
+  }
+}
+
 // A NaN in the stored triangle fails the first pivot it reaches: on the
 // diagonal at (p, p) -> info p + 1; off the diagonal at (p, q), q < p, it
 // propagates along row p to the pivot p -> info p + 1 too.

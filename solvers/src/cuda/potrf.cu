@@ -51,17 +51,21 @@ namespace {
 // the critical kernels get SMs as soon as update blocks retire. Where
 // potrf_side_sms says so, the bulk update runs instead on a stream confined
 // to part of the SMs (sm_partition.cuh), so they need not wait at all.
-// `trap_started`: the word through which a group's critical trapezoid tells
-// the side stream that it has started (side_gate_kernel, potrf_update.cuh).
+// `gate_word`: the word through which a group's critical trapezoid tells the
+// side stream that it has started (side_gate_kernel, potrf_update.cuh). It
+// is never reset: each gated group takes the next `gate_epoch`, so a value
+// left by an earlier call can only be smaller, and a later call's trapezoids
+// (crit stream order) can only follow the one a gate waits for.
 struct LookaheadResources {
   cudaStream_t crit = nullptr, side = nullptr;
   cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr;
   int* flag = nullptr;  // progress word of the diagonal kernel for the fused panel (crit only)
-  int* trap_started = nullptr;  // the group's critical update has started (side_gate_kernel)
+  unsigned long long* gate_word = nullptr;  // 0 at creation, then the last started epoch
+  unsigned long long gate_epoch = 0;        // host side: the last epoch handed out
   int sm_count = 0;
 };
 
-const LookaheadResources& lookahead_resources() {
+LookaheadResources& lookahead_resources() {
   thread_local std::map<int, LookaheadResources> cache;
   int dev = 0;
   DLA_CUDA_CHECK(cudaGetDevice(&dev));
@@ -75,7 +79,8 @@ const LookaheadResources& lookahead_resources() {
     for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done})
       DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     DLA_CUDA_CHECK(cudaMalloc(&r.flag, sizeof(int)));
-    DLA_CUDA_CHECK(cudaMalloc(&r.trap_started, sizeof(int)));
+    DLA_CUDA_CHECK(cudaMalloc(&r.gate_word, sizeof(unsigned long long)));
+    DLA_CUDA_CHECK(cudaMemset(r.gate_word, 0, sizeof(unsigned long long)));
   }
   return r;
 }
@@ -238,7 +243,8 @@ struct Potrf {
   // started: see potrf_update_kernel; returns whether that kernel ran (and so
   // will store started_value), false where the update went to syrk.
   bool crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols,
-                 int* started = nullptr, int started_value = 0) const {
+                 unsigned long long* started = nullptr,
+                 unsigned long long started_value = 0) const {
     if constexpr (std::is_same_v<T, float>) {
       using U = detail::CritUpdate;
       const float* P = at(c0, p0);
@@ -364,7 +370,7 @@ struct Potrf {
   // work queued on s and s waits for both at the end, so the call is one
   // stream-ordered operation on s.
   void factor_lookahead(index_t n, index_t nb, index_t depth, bool tensor_cores) const {
-    const LookaheadResources& res = lookahead_resources();
+    LookaheadResources& res = lookahead_resources();
     const cudaStream_t caller = reinterpret_cast<cudaStream_t>(s);
     const cudaStream_t crit = res.crit;
     // The bulk update on a part of the SMs where potrf_side_sms says so, so
@@ -379,7 +385,6 @@ struct Potrf {
     DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.start, 0));
     DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
     DLA_CUDA_CHECK(cudaMemsetAsync(res.flag, 0, sizeof(int), crit));
-    DLA_CUDA_CHECK(cudaMemsetAsync(res.trap_started, 0, sizeof(int), crit));
     LookaheadTrace trace;
     trace.start(crit);
     int step = 0;
@@ -408,10 +413,9 @@ struct Potrf {
       const index_t wcol = std::min(depth * nb, r);
       // The next group's block columns (a trapezoid). Its first block tells
       // the side stream that it has started (where it runs potrf_update_kernel).
-      const int group = step / int(depth) + 1;
-      const bool gated = c.crit_syrk(c0, r, gs, kk, wcol,
-                                     r > wcol && side_gate_enabled() ? res.trap_started : nullptr,
-                                     group);
+      const bool gate = r > wcol && side_gate_enabled();
+      const unsigned long long epoch = gate ? ++res.gate_epoch : 0;
+      const bool gated = c.crit_syrk(c0, r, gs, kk, wcol, gate ? res.gate_word : nullptr, epoch);
       trace.mark(step, LookaheadTrace::kUpdated, crit);
       if (r > wcol) {
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));
@@ -422,7 +426,7 @@ struct Potrf {
         // 11-12 (one wave) or 21-24 (two) at n = 4096 (session 31's CUPTI
         // timeline; spotrf 3000 3% faster with the gate, 4096 0.6%).
         if (gated) {
-          detail::side_gate_kernel<<<1, 32, 0, side>>>(res.trap_started, group);
+          detail::side_gate_kernel<<<1, 32, 0, side>>>(res.gate_word, epoch);
           DLA_CUDA_CHECK_LAUNCH();
         }
         trace.mark(step, LookaheadTrace::kRestStart, side);

@@ -473,8 +473,8 @@ constexpr int kPanelRows = 64, kPanelParts = 4, kPanelThreads = kPanelRows * kPa
 
 // For panels of width jb <= NC (NC = 128 or kDiagMax). Float: 78 KB for NC =
 // 128, 103 KB for kDiagMax.
-// The copies of L11 (PanelL, shared with potrf_panel_tc_kernel) and the
-// solved columns.
+// The copies of L11 (PanelL, filled by panel_copy_subpanel) and the solved
+// columns.
 template <class T, int NC>
 struct PanelL {
   static constexpr int kLld = 32 + 16 / int(sizeof(T));  // 16-byte aligned rows

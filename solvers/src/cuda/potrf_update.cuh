@@ -92,16 +92,17 @@ struct CritUpdate {
 };
 
 // `started` (may be null): block (0, 0) stores `started_value` there as soon
-// as it runs, before it waits for the panel kernel. The look-ahead's side
+// as it runs, before it waits for the panel kernel (values increase from
+// launch to launch, see potrf.cu's gate_word). The look-ahead's side
 // stream waits for that value (side_gate_kernel) before it launches the bulk
 // update, so that this kernel's first wave is placed before the bulk
 // update's blocks take the SMs.
 template <bool TC>
 __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
     potrf_update_kernel(const float* __restrict__ P, float* C, index_t ld, int m, int n, int k,
-                        int* started, int started_value) {
+                        unsigned long long* started, unsigned long long started_value) {
   if (started != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0)
-    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(started), "r"(started_value) : "memory");
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(started), "l"(started_value) : "memory");
   using U = CritUpdate;
   constexpr int KG = U::kGroups;
   constexpr int kT = U::kTile;
@@ -259,11 +260,11 @@ __global__ void __launch_bounds__(CritUpdate::kThreads, 2)
 // side stream after the group's panel; the critical update it waits for
 // needs nothing from the side stream but rest(previous group), which comes
 // before this kernel in the side stream's order, so the wait always ends.
-__global__ void side_gate_kernel(const int* word, int value) {
+__global__ void side_gate_kernel(const unsigned long long* word, unsigned long long value) {
   if (threadIdx.x != 0) return;
   for (;;) {
-    int v;
-    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(word) : "memory");
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(word) : "memory");
     if (v >= value) break;
     __nanosleep(200);
   }
