@@ -24,16 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "dla/core/cuda_check.hpp"
 #include "dla/solvers/cholesky_cuda.hpp"
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 #define CKP(x)                                                                  \
   do {                                                                          \
     CUptiResult r_ = (x);                                                       \
@@ -133,23 +126,23 @@ int main(int argc, char** argv) {
   if (sizes.empty()) sizes = {4096};
   CKP(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
   cudaStream_t s;
-  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cusolverDnHandle_t h;
   if (cusolverDnCreate(&h) != CUSOLVER_STATUS_SUCCESS) return 1;
   cusolverDnSetStream(h, s);
   cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
+  DLA_CUDA_CHECK(cudaEventCreate(&e0));
+  DLA_CUDA_CHECK(cudaEventCreate(&e1));
   for (int n : sizes) {
     float *A0, *A, *work;
     int* info;
-    CK(cudaMalloc(&A0, sizeof(float) * n * n));
-    CK(cudaMalloc(&A, sizeof(float) * n * n));
-    CK(cudaMalloc(&info, sizeof(int)));
+    DLA_CUDA_CHECK(cudaMalloc(&A0, sizeof(float) * n * n));
+    DLA_CUDA_CHECK(cudaMalloc(&A, sizeof(float) * n * n));
+    DLA_CUDA_CHECK(cudaMalloc(&info, sizeof(int)));
     make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
     cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, &lw);
-    CK(cudaMalloc(&work, sizeof(float) * std::max(lw, 1)));
+    DLA_CUDA_CHECK(cudaMalloc(&work, sizeof(float) * std::max(lw, 1)));
     for (int lib = 0; lib < (quiet ? 1 : 2); ++lib) {
       auto run = [&] {
         if (lib == 0)
@@ -159,18 +152,18 @@ int main(int argc, char** argv) {
       };
       std::vector<float> ms;
       for (int it = 0; it < (quiet ? 13 : 8); ++it) {
-        CK(cudaMemcpyAsync(A, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
-        CK(cudaEventRecord(e0, s));
+        DLA_CUDA_CHECK(cudaMemcpyAsync(A, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
+        DLA_CUDA_CHECK(cudaEventRecord(e0, s));
         run();
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
+        DLA_CUDA_CHECK(cudaEventRecord(e1, s));
+        DLA_CUDA_CHECK(cudaEventSynchronize(e1));
         float t = 0;
-        CK(cudaEventElapsedTime(&t, e0, e1));
+        DLA_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
         if (it >= 3) ms.push_back(t);
       }
       std::sort(ms.begin(), ms.end());
       int hinfo = -1;
-      CK(cudaMemcpy(&hinfo, info, sizeof(int), cudaMemcpyDeviceToHost));
+      DLA_CUDA_CHECK(cudaMemcpy(&hinfo, info, sizeof(int), cudaMemcpyDeviceToHost));
       if (hinfo != 0) std::printf("!! %s n=%d info=%d\n", lib ? "cusolver" : "dla", n, hinfo);
       if (quiet) {
         std::printf("%s n=%d median %.3f ms (min %.3f, max %.3f, %zu runs)\n", lib ? "cusolver" : "dla", n,
@@ -179,11 +172,11 @@ int main(int argc, char** argv) {
       }
       // Two traced runs; only the second is printed (the first warms CUPTI).
       for (int it = 0; it < 2; ++it) {
-        CK(cudaMemcpyAsync(A, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
-        CK(cudaStreamSynchronize(s));
+        DLA_CUDA_CHECK(cudaMemcpyAsync(A, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
+        DLA_CUDA_CHECK(cudaStreamSynchronize(s));
         CKP(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
         run();
-        CK(cudaDeviceSynchronize());
+        DLA_CUDA_CHECK(cudaDeviceSynchronize());
         CKP(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
         if (it == 0) {
           CKP(cuptiActivityFlushAll(1));
@@ -192,10 +185,10 @@ int main(int argc, char** argv) {
       }
       dump(lib ? "cusolver" : "dla", n, ms[ms.size() / 2]);
     }
-    CK(cudaFree(A0));
-    CK(cudaFree(A));
-    CK(cudaFree(work));
-    CK(cudaFree(info));
+    DLA_CUDA_CHECK(cudaFree(A0));
+    DLA_CUDA_CHECK(cudaFree(A));
+    DLA_CUDA_CHECK(cudaFree(work));
+    DLA_CUDA_CHECK(cudaFree(info));
   }
   return 0;
 }
