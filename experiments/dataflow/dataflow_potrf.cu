@@ -39,14 +39,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
+#include "../common/probe_util.cuh"
 
 namespace {
 
@@ -210,21 +203,6 @@ __global__ void __launch_bounds__(kThreads)
   set_done(&done[i * T + j]);
 }
 
-__global__ void make_spd(float* A, int n, unsigned seed) {
-  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < (long long)n * n;
-       e += (long long)gridDim.x * blockDim.x) {
-    const int i = int(e % n), j = int(e / n);
-    const unsigned a = min(i, j), b = max(i, j);
-    unsigned h = (a * 2654435761u) ^ (b * 40503u + seed);
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    float v = float(h & 0xffffff) / float(0x1000000) * 2.f - 1.f;
-    if (i == j) v += 3.f * sqrtf(float(n)) + 1.f;
-    A[e] = v;
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -255,7 +233,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&info, sizeof(int)));
     CK(cudaMalloc(&vinfo, sizeof(int)));
     CK(cudaMalloc(&stamps, sizeof(unsigned long long) * T));
-    make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
+    probe_make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
     cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, R, n, &lw);
     CK(cudaMalloc(&work, sizeof(float) * std::max(lw, 1)));

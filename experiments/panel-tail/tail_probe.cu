@@ -44,14 +44,7 @@ __device__ __forceinline__ unsigned long long gtimer() {
 #include "dla/core/cuda_launch.hpp"
 #include "potrf_diag_tiles.cuh"
 
-#define CK(x)                                                                      \
-  do {                                                                             \
-    cudaError_t e_ = (x);                                                          \
-    if (e_ != cudaSuccess) {                                                       \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                \
-    }                                                                              \
-  } while (0)
+#include "../common/probe_util.cuh"
 
 using dla::index_t;
 namespace d = dla::cuda::detail;

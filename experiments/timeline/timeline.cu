@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/probe_util.cuh"
 #include "dla/core/cuda_check.hpp"
 #include "dla/solvers/cholesky_cuda.hpp"
 
@@ -72,21 +73,6 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t
     }
   }
   std::free(buf);
-}
-
-__global__ void make_spd(float* A, int n, unsigned seed) {
-  for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < (long long)n * n;
-       idx += (long long)gridDim.x * blockDim.x) {
-    const int i = int(idx % n), j = int(idx / n);
-    const unsigned a = min(i, j), b = max(i, j);
-    unsigned h = (a * 2654435761u) ^ (b * 40503u + seed);
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    float v = float(h & 0xffffff) / float(0x1000000) * 2.f - 1.f;
-    if (i == j) v += 3.f * sqrtf(float(n)) + 1.f;
-    A[idx] = v;
-  }
 }
 
 // Shorter kernel names: up to the first '(' and without "void ".
@@ -139,7 +125,7 @@ int main(int argc, char** argv) {
     DLA_CUDA_CHECK(cudaMalloc(&A0, sizeof(float) * n * n));
     DLA_CUDA_CHECK(cudaMalloc(&A, sizeof(float) * n * n));
     DLA_CUDA_CHECK(cudaMalloc(&info, sizeof(int)));
-    make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
+    probe_make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
     cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, &lw);
     DLA_CUDA_CHECK(cudaMalloc(&work, sizeof(float) * std::max(lw, 1)));
