@@ -43,6 +43,7 @@ __device__ __forceinline__ unsigned long long gtimer() {
 
 #include "dla/core/cuda_launch.hpp"
 #include "potrf_diag_tiles.cuh"
+#include "potrf_panel.cuh"
 
 #include "../common/probe_util.cuh"
 
