@@ -95,7 +95,7 @@ __device__ void load_tile(float (*dst)[kLd], const float* A, int lda, int r0, in
 
 __global__ void __launch_bounds__(kThreads)
     dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* info,
-                          unsigned long long* stamps) {
+                          unsigned long long* stamps, int skip_math) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(smem_raw);
   __shared__ int s_tile;
@@ -126,6 +126,10 @@ __global__ void __launch_bounds__(kThreads)
     load_tile(sm.Li, A, lda, i0, TS * k);
     load_tile(sm.Lj, A, lda, j0, TS * k);
     __syncthreads();
+    if (skip_math) {  // timing only: the waits and loads without the products
+      __syncthreads();
+      continue;
+    }
 #pragma unroll 4
     for (int kk = 0; kk < TS; ++kk) {
       float x[4], y[4];
@@ -147,6 +151,7 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
 
   if (i == j) {
+    if (t == 0 && stamps != nullptr) stamps[T + j] = gtimer();
     // Right-looking Cholesky of S (lower), two barriers per column.
     for (int q = 0; q < TS; ++q) {
       const float piv = sm.S[q][q];
@@ -201,6 +206,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int q = 0; q < 16; ++q) A[(i0 + r) + size_t(j0 + 16 * g + q) * lda] = x[q];
   }
   set_done(&done[i * T + j]);
+  if (i == j + 1 && t == 0 && stamps != nullptr) stamps[2 * T + j] = gtimer();
 }
 
 }  // namespace
@@ -232,7 +238,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&done, sizeof(int) * T * T));
     CK(cudaMalloc(&info, sizeof(int)));
     CK(cudaMalloc(&vinfo, sizeof(int)));
-    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * T));
+    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 3 * T));
     probe_make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
     cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, R, n, &lw);
@@ -240,6 +246,7 @@ int main(int argc, char** argv) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
+    int skip = 0;
     auto run = [&](bool ours, bool stamp) {
       CK(cudaMemcpyAsync(ours ? A : R, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
       CK(cudaMemsetAsync(ticket, 0, sizeof(int), s));
@@ -249,7 +256,7 @@ int main(int argc, char** argv) {
       CK(cudaEventRecord(e0, s));
       if (ours)
         dataflow_potrf_kernel<<<tiles, kThreads, smem, s>>>(A, n, T, ticket, done, info,
-                                                           stamp ? stamps : nullptr);
+                                                           stamp ? stamps : nullptr, skip);
       else
         cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, R, n, work, lw, vinfo);
       CK(cudaEventRecord(e1, s));
@@ -283,16 +290,40 @@ int main(int argc, char** argv) {
         diff = std::max(diff, double(std::fabs(hA[e] - hR[e])));
         mx = std::max(mx, double(std::fabs(hR[e])));
       }
-    std::vector<unsigned long long> st(T);
-    CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * T, cudaMemcpyDeviceToHost));
+    // The chain: per tile column j, diagonal tile j-1 done -> sub-diagonal
+    // tile (j, j-1) done -> diagonal tile j accumulated -> diagonal tile j done.
+    auto chain = [&](const char* what) {
+      std::vector<unsigned long long> st(3 * T);
+      CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * 3 * T, cudaMemcpyDeviceToHost));
+      std::printf("  %s: diagonal tile j done (us from tile 0's):", what);
+      for (int j = 0; j < T; j += 8) std::printf(" %d:%.1f", j, (st[j] - st[0]) * 1e-3);
+      std::printf(" %d:%.1f; per tile column %.2f us\n", T - 1, (st[T - 1] - st[0]) * 1e-3,
+                  T > 1 ? (st[T - 1] - st[0]) * 1e-3 / (T - 1) : 0.0);
+      for (int q = 0; q < 4 && T >= 8; ++q) {  // the chain's parts, mean over quarters of j
+        const int jb = std::max(1, q * T / 4), je = (q + 1) * T / 4;
+        double solve = 0, acc = 0, chol = 0;
+        for (int j = jb; j < je; ++j) {
+          solve += double(st[2 * T + j - 1] - st[j - 1]);
+          acc += double(st[T + j]) - double(st[2 * T + j - 1]);
+          chol += double(st[j] - st[T + j]);
+        }
+        const double c = 1e-3 / (je - jb);
+        std::printf("    j %d..%d: solve %.2f, last update %.2f, diagonal %.2f us\n", jb, je - 1,
+                    solve * c, acc * c, chol * c);
+      }
+    };
     std::printf("n=%d tiles=%d smem=%d: dataflow %.3f ms, cusolver %.3f ms (ratio %.2fx), "
                 "max |L - L_cusolver| / max |L| = %.2e, info %s\n",
                 n, tiles, smem, med[0], med[1], med[1] / med[0], diff / mx,
                 hinfo == 0x7fffffff ? "none" : std::to_string(hinfo).c_str());
-    std::printf("  diagonal tile j done (us from tile 0's):");
-    for (int j = 0; j < T; j += 8) std::printf(" %d:%.1f", j, (st[j] - st[0]) * 1e-3);
-    std::printf(" %d:%.1f; per tile column %.2f us\n", T - 1, (st[T - 1] - st[0]) * 1e-3,
-                T > 1 ? (st[T - 1] - st[0]) * 1e-3 / (T - 1) : 0.0);
+    chain("full");
+    skip = 1;
+    std::vector<float> ts;
+    for (int it = 0; it < 8; ++it) ts.push_back(run(true, false));
+    std::sort(ts.begin(), ts.end());
+    run(true, true);
+    std::printf("  products left out (timing only): %.3f ms\n", ts[ts.size() / 2]);
+    chain("no products");
     for (void* p : {(void*)A0, (void*)A, (void*)R, (void*)work, (void*)ticket, (void*)done,
                     (void*)info, (void*)vinfo, (void*)stamps})
       CK(cudaFree(p));
