@@ -40,17 +40,24 @@
 #include <vector>
 
 #include "../common/probe_util.cuh"
+#include "dla/core/cuda_cp_async.cuh"
+#include "dla/core/cuda_tf32.cuh"
 
 namespace {
 
+using dla::cuda::detail::cp_async16n;
+using dla::cuda::detail::cp_async_commit;
+using dla::cuda::detail::cp_async_wait;
+using dla::cuda::detail::mma_tf32x3_n4;
+using dla::cuda::detail::split_tf32;
+
 constexpr int TS = 64;        // tile order
 constexpr int kThreads = 256;
-constexpr int kLd = TS + 4;   // shared row stride (floats), 16-byte aligned rows
+constexpr int kLd = TS + 8;   // shared row stride (floats): fragment loads on bank 8 t + g
 
 struct Smem {
-  float Li[TS][kLd];  // Li[kk][r] = L(i0 + r, k0 + kk)  (operand tile of row block i)
-  float Lj[TS][kLd];  // Lj[kk][c] = L(j0 + c, k0 + kk)  (row block j; the diagonal tile for the solve)
-  float S[TS][kLd];   // S[c][r] = C(r, c): the tile being finished
+  float op[2][2][TS * kLd];  // [buffer][0: row block i, 1: row block j][kk * kLd + r] = L(r0 + r, k0 + kk)
+  float S[TS * kLd];         // S[c * kLd + r] = C(r, c): the tile being finished
   float rinv[TS];
 };
 
@@ -60,15 +67,17 @@ __device__ __forceinline__ unsigned long long gtimer() {
   return t;
 }
 
-// Thread 0 waits for flag == 1 (acquire), then the block passes a barrier.
-__device__ void wait_done(const int* flag) {
+__device__ __forceinline__ int load_acquire(const int* flag) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+  return v;
+}
+
+// Thread 0 waits for both flags (acquire), then the block passes a barrier.
+__device__ void wait_done(const int* f1, const int* f2) {
   if (threadIdx.x == 0) {
-    for (;;) {
-      int v;
-      asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-      if (v != 0) break;
-      __nanosleep(64);
-    }
+    while (load_acquire(f1) == 0) __nanosleep(32);
+    while (load_acquire(f2) == 0) __nanosleep(32);
   }
   __syncthreads();
 }
@@ -83,17 +92,78 @@ __device__ void set_done(int* flag) {
   }
 }
 
-// The 64 x 64 tile at (r0, c0) of column-major A into dst[kk][r] (kk = column),
-// through L2 only (ld.global.cg): another SM wrote it during this kernel.
-__device__ void load_tile(float (*dst)[kLd], const float* A, int lda, int r0, int c0) {
-  for (int v = threadIdx.x; v < TS * TS / 4; v += kThreads) {
-    const int kk = v / (TS / 4), r = 4 * (v % (TS / 4));
-    const float4 x = __ldcg(reinterpret_cast<const float4*>(A + (r0 + r) + size_t(c0 + kk) * lda));
-    *reinterpret_cast<float4*>(&dst[kk][r]) = x;
+// The 64 x 64 tile at (r0, c0) of column-major A into dst[kk * kLd + r] by
+// cp.async.cg (L2: another SM wrote it during this kernel), one group.
+__device__ void load_tile_async(float* dst, const float* A, int lda, int r0, int c0) {
+#pragma unroll
+  for (int u = 0; u < TS * TS / 4 / kThreads; ++u) {
+    const int v = threadIdx.x + u * kThreads, kk = v / (TS / 4), r = 4 * (v % (TS / 4));
+    cp_async16n(dst + kk * kLd + r, A + (r0 + r) + size_t(c0 + kk) * lda, 16);
   }
 }
 
-__global__ void __launch_bounds__(kThreads)
+// acc += Li Lj^T over one 64-deep operand pair: warp w owns rows 16 (w % 4)
+// .. + 15 and columns 32 (w / 4) .. + 31 as 4 m16n8 pieces (3xTF32).
+__device__ __forceinline__ void tile_product(float (&acc)[4][4], const float* Li, const float* Lj) {
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int rm = 16 * (w % 4), cn = 32 * (w / 4);
+#pragma unroll 2
+  for (int kk = 0; kk < TS; kk += 8) {
+    unsigned ah[4], al[4], bh[4][2], bl[4][2];
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      split_tf32(Li[(kk + t + 4 * (r >> 1)) * kLd + rm + g + 8 * (r & 1)], ah[r], al[r]);
+#pragma unroll
+    for (int nj = 0; nj < 4; ++nj)
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+        split_tf32(Lj[(kk + t + 4 * r) * kLd + cn + 8 * nj + g], bh[nj][r], bl[nj][r]);
+    mma_tf32x3_n4(acc, ah, al, bh, bl);
+  }
+}
+
+// Right-looking Cholesky of S's lower triangle by warp 0 alone: lane l holds
+// rows l (columns < 32) and l + 32 in registers; column q of L goes to S,
+// and the lanes read it back (broadcast) for the rank-1 update. No block
+// barriers. Returns the failing column + 1, or 0.
+__device__ int factor_tile_warp(float* S) {
+  const int l = threadIdx.x % 32;
+  float x0[32], x1[64];
+#pragma unroll
+  for (int c = 0; c < 32; ++c) x0[c] = S[c * kLd + l];
+#pragma unroll
+  for (int c = 0; c < 64; ++c) x1[c] = S[c * kLd + l + 32];
+#pragma unroll
+  for (int q = 0; q < 64; ++q) {
+    const float piv = __shfl_sync(0xffffffffu, q < 32 ? x0[q] : x1[q], q & 31);
+    if (!(piv > 0.f)) return q + 1;  // uniform
+    const float inv = rsqrtf(piv), d = piv * inv;
+    if (q < 32) {
+      x0[q] = l > q ? x0[q] * inv : (l == q ? d : x0[q]);
+      S[q * kLd + l] = x0[q];
+    }
+    x1[q] = l + 32 > q ? x1[q] * inv : (l + 32 == q ? d : x1[q]);
+    S[q * kLd + l + 32] = x1[q];
+    __syncwarp();
+#pragma unroll
+    for (int c4 = (q + 1) / 4; c4 < 16; ++c4) {
+      const float4 v = *reinterpret_cast<const float4*>(&S[q * kLd + 4 * c4]);
+      const float vv[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int c = 4 * c4 + e;
+        if (c > q) {
+          if (c < 32) x0[c] -= x0[q] * vv[e];
+          x1[c] -= x1[q] * vv[e];
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+template <int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks)
     dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* info,
                           unsigned long long* stamps, int skip_math) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -110,100 +180,110 @@ __global__ void __launch_bounds__(kThreads)
   }
   const int i = j + rest;
   const int i0 = TS * i, j0 = TS * j;
+  const bool diag = i == j;
 
-  // C in registers: rows tr + 16 a, columns tc + 16 b (a, b < 4).
-  const int tr = t / 16, tc = t % 16;
-  float c[4][4];
+  float acc[4][4];
 #pragma unroll
   for (int a = 0; a < 4; ++a)
 #pragma unroll
-    for (int b = 0; b < 4; ++b) c[a][b] = A[(i0 + tr + 16 * a) + size_t(j0 + tc + 16 * b) * lda];
-
-  // Left-looking accumulation over the tile columns k < j.
-  for (int k = 0; k < j; ++k) {
-    wait_done(&done[i * T + k]);
-    wait_done(&done[j * T + k]);
-    load_tile(sm.Li, A, lda, i0, TS * k);
-    load_tile(sm.Lj, A, lda, j0, TS * k);
-    __syncthreads();
-    if (skip_math) {  // timing only: the waits and loads without the products
-      __syncthreads();
-      continue;
-    }
-#pragma unroll 4
-    for (int kk = 0; kk < TS; ++kk) {
-      float x[4], y[4];
-#pragma unroll
-      for (int a = 0; a < 4; ++a) x[a] = sm.Li[kk][tr + 16 * a];
-#pragma unroll
-      for (int b = 0; b < 4; ++b) y[b] = sm.Lj[kk][tc + 16 * b];
-#pragma unroll
-      for (int a = 0; a < 4; ++a)
-#pragma unroll
-        for (int b = 0; b < 4; ++b) c[a][b] -= x[a] * y[b];
-    }
-    __syncthreads();  // Li / Lj are reloaded next k
+    for (int b = 0; b < 4; ++b) acc[a][b] = 0.f;
+  // Left-looking accumulation over the tile columns k < j, operands double
+  // buffered: the pair of k + 1 is loaded during the product of k when its
+  // flags are already set (checked without waiting), else after it.
+  auto issue = [&](int k) {
+    load_tile_async(sm.op[k & 1][0], A, lda, i0, TS * k);
+    if (!diag) load_tile_async(sm.op[k & 1][1], A, lda, j0, TS * k);
+    cp_async_commit();
+  };
+  if (j > 0) {
+    wait_done(&done[i * T], &done[j * T]);
+    issue(0);
   }
+  for (int k = 0; k < j; ++k) {
+    bool ahead = false;
+    if (k + 1 < j) {
+      int ready = 0;
+      if (t == 0)
+        ready = load_acquire(&done[i * T + k + 1]) != 0 && load_acquire(&done[j * T + k + 1]) != 0;
+      ahead = __syncthreads_or(ready) != 0;
+      if (ahead) issue(k + 1);
+    }
+    if (ahead)
+      cp_async_wait<1>();
+    else
+      cp_async_wait<0>();
+    __syncthreads();
+    if (!skip_math) tile_product(acc, sm.op[k & 1][0], sm.op[k & 1][diag ? 0 : 1]);
+    if (k + 1 < j && !ahead) {
+      wait_done(&done[i * T + k + 1], &done[j * T + k + 1]);
+      issue(k + 1);
+    }
+  }
+  // C = A(i, j) - acc into S (column-major).
+  {
+    const int w = t / 32, lane = t % 32, g = lane / 4, tq = lane % 4;
+    const int rm = 16 * (w % 4), cn = 32 * (w / 4);
 #pragma unroll
-  for (int a = 0; a < 4; ++a)
+    for (int nj = 0; nj < 4; ++nj)
 #pragma unroll
-    for (int b = 0; b < 4; ++b) sm.S[tc + 16 * b][tr + 16 * a] = c[a][b];
+      for (int e = 0; e < 4; ++e) {
+        const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * tq + (e & 1);
+        sm.S[c * kLd + r] = A[(i0 + r) + size_t(j0 + c) * lda] - acc[nj][e];
+      }
+  }
   __syncthreads();
 
-  if (i == j) {
+  if (diag) {
     if (t == 0 && stamps != nullptr) stamps[T + j] = gtimer();
-    // Right-looking Cholesky of S (lower), two barriers per column.
-    for (int q = 0; q < TS; ++q) {
-      const float piv = sm.S[q][q];
-      if (!(piv > 0.f)) {  // uniform: every thread read the same value after the barrier
-        if (t == 0) atomicMin(info, i0 + q + 1);
-        break;
-      }
-      const float d = sqrtf(piv), inv = 1.f / d;
-      __syncthreads();  // every thread has read the pivot
-      if (t < TS) {
-        if (t > q) sm.S[q][t] *= inv;
-        if (t == q) sm.S[q][q] = d;
-      }
-      __syncthreads();  // column q is final
-      // Trailing lower triangle: S[p][r] -= L(r, q) L(p, q) for q < p <= r.
-      for (int e = t; e < TS * TS; e += kThreads) {
-        const int r = e % TS, p = e / TS;
-        if (p > q && r >= p) sm.S[p][r] -= sm.S[q][r] * sm.S[q][p];
-      }
-      __syncthreads();
+    if (t < 32) {
+      const int f = factor_tile_warp(sm.S);
+      if (f != 0 && t == 0) atomicMin(info, i0 + f);
     }
     __syncthreads();
-    // The lower triangle back (the other one untouched); a failed tile keeps
-    // what it has (the columns before the failing one are L).
+    // The lower triangle back (the other one untouched).
     for (int e = t; e < TS * TS; e += kThreads) {
       const int r = e % TS, p = e / TS;
-      if (r >= p) A[(i0 + r) + size_t(j0 + p) * lda] = sm.S[p][r];
+      if (r >= p) A[(i0 + r) + size_t(j0 + p) * lda] = sm.S[p * kLd + r];
     }
     if (t == 0 && stamps != nullptr) stamps[j] = gtimer();
   } else {
-    // X L(j, j)^T = C: the diagonal tile into Lj (Lj[c][r] = L(j0 + r, j0 + c)).
-    wait_done(&done[j * T + j]);
-    load_tile(sm.Lj, A, lda, j0, j0);
+    // X L(j, j)^T = C: the diagonal tile into op[0][0] (column-major).
+    float* Lt = sm.op[0][0];
+    wait_done(&done[j * T + j], &done[j * T + j]);
+    load_tile_async(Lt, A, lda, j0, j0);
+    cp_async_commit();
+    cp_async_wait<0>();
     __syncthreads();
-    if (t < TS) sm.rinv[t] = 1.f / sm.Lj[t][t];
+    if (t < TS) sm.rinv[t] = 1.f / Lt[t * kLd + t];
     __syncthreads();
     // Row r = t / 4, part g = t % 4 owns columns 16 g .. 16 g + 15 in x[].
     const int r = t / 4, g = t % 4;
     float x[16];
 #pragma unroll
-    for (int q = 0; q < 16; ++q) x[q] = sm.S[16 * g + q][r];
+    for (int q = 0; q < 16; ++q) x[q] = sm.S[(16 * g + q) * kLd + r];
 #pragma unroll
     for (int col = 0; col < TS; ++col) {
       const int gi = col / 16, qi = col % 16;
       const float v = __shfl_sync(0xffffffffu, x[qi] * sm.rinv[col], (threadIdx.x & 31 & ~3) | gi);
       if (g == gi) x[qi] = v;
+      if (g >= gi) {
 #pragma unroll
-      for (int q = 0; q < 16; ++q)
-        if (16 * g + q > col) x[q] -= v * sm.Lj[col][16 * g + q];
+        for (int q4 = 0; q4 < 4; ++q4) {
+          const float4 m = *reinterpret_cast<const float4*>(&Lt[col * kLd + 16 * g + 4 * q4]);
+          const float mv[4] = {m.x, m.y, m.z, m.w};
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (16 * g + 4 * q4 + e > col) x[4 * q4 + e] -= v * mv[e];
+        }
+      }
     }
 #pragma unroll
-    for (int q = 0; q < 16; ++q) A[(i0 + r) + size_t(j0 + 16 * g + q) * lda] = x[q];
+    for (int q = 0; q < 16; ++q) sm.S[(16 * g + q) * kLd + r] = x[q];
+    __syncthreads();
+    for (int e = t; e < TS * TS; e += kThreads) {
+      const int rr = e % TS, p = e / TS;
+      A[(i0 + rr) + size_t(j0 + p) * lda] = sm.S[p * kLd + rr];
+    }
   }
   set_done(&done[i * T + j]);
   if (i == j + 1 && t == 0 && stamps != nullptr) stamps[2 * T + j] = gtimer();
@@ -220,8 +300,12 @@ int main(int argc, char** argv) {
   cusolverDnHandle_t h;
   if (cusolverDnCreate(&h) != CUSOLVER_STATUS_SUCCESS) return 1;
   cusolverDnSetStream(h, s);
-  const int smem = int(sizeof(Smem));
-  CK(cudaFuncSetAttribute(dataflow_potrf_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  // DF_BLOCKS=1: shared memory padded so that one block runs per SM.
+  const char* per_sm = std::getenv("DF_BLOCKS");
+  const int smem = per_sm != nullptr && std::atoi(per_sm) == 1 ? 150 * 1024 : int(sizeof(Smem));
+  const bool one = smem > int(sizeof(Smem));
+  auto kernel = one ? dataflow_potrf_kernel<1> : dataflow_potrf_kernel<2>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   for (int n : sizes) {
     if (n % TS != 0) {
       std::printf("n=%d: not a multiple of %d, skipped\n", n, TS);
@@ -255,7 +339,7 @@ int main(int argc, char** argv) {
       CK(cudaMemcpyAsync(info, &big, sizeof(int), cudaMemcpyHostToDevice, s));
       CK(cudaEventRecord(e0, s));
       if (ours)
-        dataflow_potrf_kernel<<<tiles, kThreads, smem, s>>>(A, n, T, ticket, done, info,
+        kernel<<<tiles, kThreads, smem, s>>>(A, n, T, ticket, done, info,
                                                            stamp ? stamps : nullptr, skip);
       else
         cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, R, n, work, lw, vinfo);
