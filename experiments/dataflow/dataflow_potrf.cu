@@ -162,6 +162,60 @@ __device__ int factor_tile_warp(float* S) {
   return 0;
 }
 
+// X L^T = C for the 64 x 64 tile C in S (column-major), L lower in Lt
+// (column-major), rinv[c] = 1 / L(c, c): row r = t / 4, part g = t % 4 owns
+// columns 16 g .. 16 g + 15 in registers; X goes back into S.
+__device__ void solve_tile(float* S, const float* Lt, const float* rinv) {
+  const int t = threadIdx.x, r = t / 4, g = t % 4;
+  float x[16];
+#pragma unroll
+  for (int q = 0; q < 16; ++q) x[q] = S[(16 * g + q) * kLd + r];
+#pragma unroll
+  for (int col = 0; col < TS; ++col) {
+    const int gi = col / 16, qi = col % 16;
+    const float v = __shfl_sync(0xffffffffu, x[qi] * rinv[col], (threadIdx.x & 31 & ~3) | gi);
+    if (g == gi) x[qi] = v;
+    if (g >= gi) {
+#pragma unroll
+      for (int q4 = 0; q4 < 4; ++q4) {
+        const float4 m = *reinterpret_cast<const float4*>(&Lt[col * kLd + 16 * g + 4 * q4]);
+        const float mv[4] = {m.x, m.y, m.z, m.w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          if (16 * g + 4 * q4 + e > col) x[4 * q4 + e] -= v * mv[e];
+      }
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < 16; ++q) S[(16 * g + q) * kLd + r] = x[q];
+}
+
+// C = A(r0.., c0..) - acc into S (column-major), acc in tile_product's layout.
+__device__ void finish_into(float* S, const float (&acc)[4][4], const float* A, int lda, int r0,
+                            int c0) {
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, tq = lane % 4;
+  const int rm = 16 * (w % 4), cn = 32 * (w / 4);
+#pragma unroll
+  for (int nj = 0; nj < 4; ++nj)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * tq + (e & 1);
+      S[c * kLd + r] = A[(r0 + r) + size_t(c0 + c) * lda] - acc[nj][e];
+    }
+}
+
+// The tile in S back to A (all of it, or its lower triangle).
+__device__ void store_tile(const float* S, float* A, int lda, int r0, int c0, bool lower) {
+  for (int e = threadIdx.x; e < TS * TS; e += kThreads) {
+    const int r = e % TS, p = e / TS;
+    if (!lower || r >= p) A[(r0 + r) + size_t(c0 + p) * lda] = S[p * kLd + r];
+  }
+}
+
+// Blocks per tile column j: the head (tiles (j, j) and (j + 1, j)), then one
+// per tile (i, j), i >= j + 2.
+__device__ __forceinline__ int blocks_of(int T, int j) { return j + 1 < T ? T - j - 1 : 1; }
+
 template <int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* info,
@@ -172,39 +226,44 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   const int t = threadIdx.x;
   if (t == 0) s_tile = atomicAdd(ticket, 1);
   __syncthreads();
-  // Tile number -> (i, j), column-major over the lower triangle.
+  // Ticket -> (i, j) in column-major order; the head of column j has i == j.
   int j = 0, rest = s_tile;
-  while (rest >= T - j) {
-    rest -= T - j;
+  while (rest >= blocks_of(T, j)) {
+    rest -= blocks_of(T, j);
     ++j;
   }
-  const int i = j + rest;
+  const bool head = rest == 0;
+  const bool two = head && j + 1 < T;  // the head also owns tile (j + 1, j)
+  const int i = head ? j : j + 1 + rest;
   const int i0 = TS * i, j0 = TS * j;
-  const bool diag = i == j;
 
-  float acc[4][4];
+  // Accumulators: tile (i, j), and for a head of two tiles tile (j + 1, j).
+  float acc[4][4], acc2[4][4];
 #pragma unroll
   for (int a = 0; a < 4; ++a)
 #pragma unroll
-    for (int b = 0; b < 4; ++b) acc[a][b] = 0.f;
-  // Left-looking accumulation over the tile columns k < j, operands double
-  // buffered: the pair of k + 1 is loaded during the product of k when its
-  // flags are already set (checked without waiting), else after it.
+    for (int b = 0; b < 4; ++b) acc[a][b] = acc2[a][b] = 0.f;
+  // Operands per k: op[.][0] = L(rows of i, k), op[.][1] = L(j, k) (head:
+  // the tile below the diagonal one, L(j + 1, k)), double buffered: the pair
+  // of k + 1 is loaded during the product of k when its flags are already
+  // set (checked without waiting), else after it.
+  const int second = head ? j + 1 : j;  // row block of op[.][1]
   auto issue = [&](int k) {
     load_tile_async(sm.op[k & 1][0], A, lda, i0, TS * k);
-    if (!diag) load_tile_async(sm.op[k & 1][1], A, lda, j0, TS * k);
+    if (!head || two) load_tile_async(sm.op[k & 1][1], A, lda, TS * second, TS * k);
     cp_async_commit();
   };
+  const int* f1 = &done[i * T];
+  const int* f2 = &done[(two || !head ? second : i) * T];
   if (j > 0) {
-    wait_done(&done[i * T], &done[j * T]);
+    wait_done(f1, f2);
     issue(0);
   }
   for (int k = 0; k < j; ++k) {
     bool ahead = false;
     if (k + 1 < j) {
       int ready = 0;
-      if (t == 0)
-        ready = load_acquire(&done[i * T + k + 1]) != 0 && load_acquire(&done[j * T + k + 1]) != 0;
+      if (t == 0) ready = load_acquire(f1 + k + 1) != 0 && load_acquire(f2 + k + 1) != 0;
       ahead = __syncthreads_or(ready) != 0;
       if (ahead) issue(k + 1);
     }
@@ -213,42 +272,47 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     else
       cp_async_wait<0>();
     __syncthreads();
-    if (!skip_math) tile_product(acc, sm.op[k & 1][0], sm.op[k & 1][diag ? 0 : 1]);
+    if (!skip_math) {
+      const float* Li = sm.op[k & 1][0];
+      const float* Lj = sm.op[k & 1][1];
+      if (head) {
+        tile_product(acc, Li, Li);
+        if (two) tile_product(acc2, Lj, Li);
+      } else {
+        tile_product(acc, Li, Lj);
+      }
+    }
     if (k + 1 < j && !ahead) {
-      wait_done(&done[i * T + k + 1], &done[j * T + k + 1]);
+      wait_done(f1 + k + 1, f2 + k + 1);
       issue(k + 1);
     }
   }
-  // C = A(i, j) - acc into S (column-major).
-  {
-    const int w = t / 32, lane = t % 32, g = lane / 4, tq = lane % 4;
-    const int rm = 16 * (w % 4), cn = 32 * (w / 4);
-#pragma unroll
-    for (int nj = 0; nj < 4; ++nj)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * tq + (e & 1);
-        sm.S[c * kLd + r] = A[(i0 + r) + size_t(j0 + c) * lda] - acc[nj][e];
-      }
-  }
+  float* S2 = sm.op[0][0];  // the head's second tile (the operands are free by then)
+  __syncthreads();          // every warp's last product is done
+  finish_into(sm.S, acc, A, lda, i0, j0);
+  if (two) finish_into(S2, acc2, A, lda, i0 + TS, j0);
   __syncthreads();
 
-  if (diag) {
+  if (head) {
     if (t == 0 && stamps != nullptr) stamps[T + j] = gtimer();
     if (t < 32) {
       const int f = factor_tile_warp(sm.S);
       if (f != 0 && t == 0) atomicMin(info, i0 + f);
     }
     __syncthreads();
-    // The lower triangle back (the other one untouched).
-    for (int e = t; e < TS * TS; e += kThreads) {
-      const int r = e % TS, p = e / TS;
-      if (r >= p) A[(i0 + r) + size_t(j0 + p) * lda] = sm.S[p * kLd + r];
-    }
+    if (t < TS) sm.rinv[t] = 1.f / sm.S[t * kLd + t];
+    __syncthreads();
     if (t == 0 && stamps != nullptr) stamps[j] = gtimer();
+    if (two) solve_tile(S2, sm.S, sm.rinv);
+    __syncthreads();
+    store_tile(sm.S, A, lda, i0, j0, true);
+    if (two) store_tile(S2, A, lda, i0 + TS, j0, false);
+    set_done(&done[i * T + j]);
+    if (two && t == 0) asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(&done[(i + 1) * T + j]), "r"(1) : "memory");
+    if (t == 0 && stamps != nullptr) stamps[2 * T + j] = gtimer();
   } else {
-    // X L(j, j)^T = C: the diagonal tile into op[0][0] (column-major).
-    float* Lt = sm.op[0][0];
+    // X L(j, j)^T = C: the diagonal tile into op[1][0] (column-major).
+    float* Lt = sm.op[1][0];
     wait_done(&done[j * T + j], &done[j * T + j]);
     load_tile_async(Lt, A, lda, j0, j0);
     cp_async_commit();
@@ -256,37 +320,11 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     __syncthreads();
     if (t < TS) sm.rinv[t] = 1.f / Lt[t * kLd + t];
     __syncthreads();
-    // Row r = t / 4, part g = t % 4 owns columns 16 g .. 16 g + 15 in x[].
-    const int r = t / 4, g = t % 4;
-    float x[16];
-#pragma unroll
-    for (int q = 0; q < 16; ++q) x[q] = sm.S[(16 * g + q) * kLd + r];
-#pragma unroll
-    for (int col = 0; col < TS; ++col) {
-      const int gi = col / 16, qi = col % 16;
-      const float v = __shfl_sync(0xffffffffu, x[qi] * sm.rinv[col], (threadIdx.x & 31 & ~3) | gi);
-      if (g == gi) x[qi] = v;
-      if (g >= gi) {
-#pragma unroll
-        for (int q4 = 0; q4 < 4; ++q4) {
-          const float4 m = *reinterpret_cast<const float4*>(&Lt[col * kLd + 16 * g + 4 * q4]);
-          const float mv[4] = {m.x, m.y, m.z, m.w};
-#pragma unroll
-          for (int e = 0; e < 4; ++e)
-            if (16 * g + 4 * q4 + e > col) x[4 * q4 + e] -= v * mv[e];
-        }
-      }
-    }
-#pragma unroll
-    for (int q = 0; q < 16; ++q) sm.S[(16 * g + q) * kLd + r] = x[q];
+    solve_tile(sm.S, Lt, sm.rinv);
     __syncthreads();
-    for (int e = t; e < TS * TS; e += kThreads) {
-      const int rr = e % TS, p = e / TS;
-      A[(i0 + rr) + size_t(j0 + p) * lda] = sm.S[p * kLd + rr];
-    }
+    store_tile(sm.S, A, lda, i0, j0, false);
+    set_done(&done[i * T + j]);
   }
-  set_done(&done[i * T + j]);
-  if (i == j + 1 && t == 0 && stamps != nullptr) stamps[2 * T + j] = gtimer();
 }
 
 }  // namespace
@@ -311,7 +349,7 @@ int main(int argc, char** argv) {
       std::printf("n=%d: not a multiple of %d, skipped\n", n, TS);
       continue;
     }
-    const int T = n / TS, tiles = T * (T + 1) / 2;
+    const int T = n / TS, tiles = T * (T + 1) / 2, blocks = tiles - (T - 1);
     float *A0, *A, *R, *work;
     int *ticket, *done, *info, *vinfo;
     unsigned long long* stamps;
@@ -339,7 +377,7 @@ int main(int argc, char** argv) {
       CK(cudaMemcpyAsync(info, &big, sizeof(int), cudaMemcpyHostToDevice, s));
       CK(cudaEventRecord(e0, s));
       if (ours)
-        kernel<<<tiles, kThreads, smem, s>>>(A, n, T, ticket, done, info,
+        kernel<<<blocks, kThreads, smem, s>>>(A, n, T, ticket, done, info,
                                                            stamp ? stamps : nullptr, skip);
       else
         cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, R, n, work, lw, vinfo);
