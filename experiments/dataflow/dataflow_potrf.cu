@@ -54,11 +54,22 @@ using dla::cuda::detail::split_tf32;
 constexpr int TS = 64;        // tile order
 constexpr int kThreads = 256;
 constexpr int kLd = TS + 8;   // shared row stride (floats): fragment loads on bank 8 t + g
+constexpr int kTile = TS * kLd;
 
+// Shared memory of a tile block: operand pairs (double buffered) and the
+// tile being finished, all column-major with stride kLd.
 struct Smem {
-  float op[2][2][TS * kLd];  // [buffer][0: row block i, 1: row block j][kk * kLd + r] = L(r0 + r, k0 + kk)
-  float S[TS * kLd];         // S[c * kLd + r] = C(r, c): the tile being finished
-  float rinv[TS];
+  float op[2][2][kTile];  // [buffer][0: row block i, 1: row block j][kk * kLd + r] = L(r0 + r, k0 + kk)
+  float S[kTile];         // S[c * kLd + r] = C(r, c)
+};
+// Shared memory of the chain block: the diagonal tile, its inverse, the two
+// tiles below it for this column and the previous one (sub[j & 1]), and the
+// third tile below the previous diagonal (loaded).
+struct ChainSmem {
+  float D[kTile];
+  float W[kTile];
+  float sub[2][2][kTile];
+  float X[kTile];
 };
 
 __device__ __forceinline__ unsigned long long gtimer() {
@@ -73,59 +84,99 @@ __device__ __forceinline__ int load_acquire(const int* flag) {
   return v;
 }
 
+__device__ __forceinline__ void spin(const int* flag) {
+  while (load_acquire(flag) == 0) __nanosleep(32);
+}
+
 // Thread 0 waits for both flags (acquire), then the block passes a barrier.
 __device__ void wait_done(const int* f1, const int* f2) {
   if (threadIdx.x == 0) {
-    while (load_acquire(f1) == 0) __nanosleep(32);
-    while (load_acquire(f2) == 0) __nanosleep(32);
+    spin(f1);
+    spin(f2);
   }
   __syncthreads();
 }
 
-// Every thread's stores of the tile are done (barrier), then thread 0
-// releases the flag.
-__device__ void set_done(int* flag) {
+// Every thread's stores are done (barrier), then thread 0 releases the
+// flags (f2 may be null).
+__device__ void set_done(int* f1, int* f2 = nullptr) {
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(flag), "r"(1) : "memory");
+    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(f1), "r"(1) : "memory");
+    if (f2 != nullptr) asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(f2), "r"(1) : "memory");
   }
 }
 
-// The 64 x 64 tile at (r0, c0) of column-major A into dst[kk * kLd + r] by
-// cp.async.cg (L2: another SM wrote it during this kernel), one group.
-__device__ void load_tile_async(float* dst, const float* A, int lda, int r0, int c0) {
-#pragma unroll
-  for (int u = 0; u < TS * TS / 4 / kThreads; ++u) {
-    const int v = threadIdx.x + u * kThreads, kk = v / (TS / 4), r = 4 * (v % (TS / 4));
+// The 64 x 64 tile at (r0, c0) of column-major A (leading dimension lda)
+// into dst[kk * kLd + r] by cp.async.cg (L2: another SM wrote it during this
+// kernel), issued by `nthr` threads from thread `first`; no commit.
+__device__ void load_tile_async(float* dst, const float* A, int lda, int r0, int c0,
+                                int first = 0, int nthr = kThreads) {
+  const int me = threadIdx.x - first;
+  for (int v = me; v < TS * TS / 4; v += nthr) {
+    const int kk = v / (TS / 4), r = 4 * (v % (TS / 4));
     cp_async16n(dst + kk * kLd + r, A + (r0 + r) + size_t(c0 + kk) * lda, 16);
   }
 }
 
-// acc += Li Lj^T over one 64-deep operand pair: warp w owns rows 16 (w % 4)
-// .. + 15 and columns 32 (w / 4) .. + 31 as 4 m16n8 pieces (3xTF32).
-__device__ __forceinline__ void tile_product(float (&acc)[4][4], const float* Li, const float* Lj) {
-  const int w = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-  const int rm = 16 * (w % 4), cn = 32 * (w / 4);
+// acc += Li Lj^T for rows rm .. rm + 15 and columns cn .. cn + 8 NP - 1 of
+// one 64-deep operand pair (3xTF32 mma.sync m16n8k8): acc[nj][e] holds
+// (rm + g + 8 (e >> 1), cn + 8 nj + 2 t + (e & 1)), lane = 4 g + t.
+template <int NP>
+__device__ __forceinline__ void tile_product(float (&acc)[NP][4], const float* Li, const float* Lj,
+                                             int rm, int cn) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll 2
   for (int kk = 0; kk < TS; kk += 8) {
-    unsigned ah[4], al[4], bh[4][2], bl[4][2];
+    unsigned ah[4], al[4], bh[NP][2], bl[NP][2];
 #pragma unroll
     for (int r = 0; r < 4; ++r)
       split_tf32(Li[(kk + t + 4 * (r >> 1)) * kLd + rm + g + 8 * (r & 1)], ah[r], al[r]);
 #pragma unroll
-    for (int nj = 0; nj < 4; ++nj)
+    for (int nj = 0; nj < NP; ++nj)
 #pragma unroll
       for (int r = 0; r < 2; ++r)
         split_tf32(Lj[(kk + t + 4 * r) * kLd + cn + 8 * nj + g], bh[nj][r], bl[nj][r]);
-    mma_tf32x3_n4(acc, ah, al, bh, bl);
+#pragma unroll
+    for (int n4 = 0; n4 < NP; n4 += 4) mma_tf32x3_n4(&acc[n4], ah, al, &bh[n4], &bl[n4]);
   }
 }
 
-// Right-looking Cholesky of S's lower triangle by warp 0 alone: lane l holds
+template <int NP>
+__device__ __forceinline__ void zero(float (&acc)[NP][4]) {
+#pragma unroll
+  for (int a = 0; a < NP; ++a)
+#pragma unroll
+    for (int b = 0; b < 4; ++b) acc[a][b] = 0.f;
+}
+
+// The 8-warp layout of a 64 x 64 tile: warp w owns rows 16 (w % 4) .. + 15
+// and columns 32 (w / 4) .. + 31.
+__device__ __forceinline__ int warp_rm() { return 16 * ((threadIdx.x / 32) % 4); }
+__device__ __forceinline__ int warp_cn() { return 32 * (threadIdx.x / 128); }
+
+// dst(r, c) = (src ? src(r, c) : 0) + sign * acc for the fragment's elements
+// (dst, src: column-major tiles with stride ld; may alias).
+template <int NP>
+__device__ __forceinline__ void fragment_out(float* dst, int ld, const float* src, int lds,
+                                             float sign, const float (&acc)[NP][4], int rm,
+                                             int cn) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int nj = 0; nj < NP; ++nj)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * t + (e & 1);
+      const float base = src != nullptr ? src[size_t(c) * lds + r] : 0.f;
+      dst[size_t(c) * ld + r] = base + sign * acc[nj][e];
+    }
+}
+
+// Right-looking Cholesky of S's lower triangle by one warp: lane l holds
 // rows l (columns < 32) and l + 32 in registers; column q of L goes to S,
-// and the lanes read it back (broadcast) for the rank-1 update. No block
-// barriers. Returns the failing column + 1, or 0.
+// and the lanes read it back (broadcast) for the rank-1 update. Returns the
+// failing column + 1, or 0.
 __device__ int factor_tile_warp(float* S) {
   const int l = threadIdx.x % 32;
   float x0[32], x1[64];
@@ -162,49 +213,29 @@ __device__ int factor_tile_warp(float* S) {
   return 0;
 }
 
-// X L^T = C for the 64 x 64 tile C in S (column-major), L lower in Lt
-// (column-major), rinv[c] = 1 / L(c, c): row r = t / 4, part g = t % 4 owns
-// columns 16 g .. 16 g + 15 in registers; X goes back into S.
-__device__ void solve_tile(float* S, const float* Lt, const float* rinv) {
-  const int t = threadIdx.x, r = t / 4, g = t % 4;
-  float x[16];
+// W = L^-1 (lower; zero above the diagonal) for L lower in D, by 64 threads
+// (thread c: column c of W, forward substitution, rows in registers).
+__device__ void invert_tile(float* W, const float* D) {
+  const int c = threadIdx.x;
+  float w[TS];
 #pragma unroll
-  for (int q = 0; q < 16; ++q) x[q] = S[(16 * g + q) * kLd + r];
+  for (int r = 0; r < TS; ++r) {
+    float s0 = r == c ? 1.f : 0.f, s1 = 0.f;
 #pragma unroll
-  for (int col = 0; col < TS; ++col) {
-    const int gi = col / 16, qi = col % 16;
-    const float v = __shfl_sync(0xffffffffu, x[qi] * rinv[col], (threadIdx.x & 31 & ~3) | gi);
-    if (g == gi) x[qi] = v;
-    if (g >= gi) {
-#pragma unroll
-      for (int q4 = 0; q4 < 4; ++q4) {
-        const float4 m = *reinterpret_cast<const float4*>(&Lt[col * kLd + 16 * g + 4 * q4]);
-        const float mv[4] = {m.x, m.y, m.z, m.w};
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-          if (16 * g + 4 * q4 + e > col) x[4 * q4 + e] -= v * mv[e];
-      }
+    for (int p = 0; p < r; ++p) {
+      if (p % 2 == 0)
+        s0 -= D[p * kLd + r] * w[p];
+      else
+        s1 -= D[p * kLd + r] * w[p];
     }
+    w[r] = (s0 + s1) / D[r * kLd + r];
   }
 #pragma unroll
-  for (int q = 0; q < 16; ++q) S[(16 * g + q) * kLd + r] = x[q];
+  for (int r = 0; r < TS; ++r) W[c * kLd + r] = w[r];
 }
 
-// C = A(r0.., c0..) - acc into S (column-major), acc in tile_product's layout.
-__device__ void finish_into(float* S, const float (&acc)[4][4], const float* A, int lda, int r0,
-                            int c0) {
-  const int w = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, tq = lane % 4;
-  const int rm = 16 * (w % 4), cn = 32 * (w / 4);
-#pragma unroll
-  for (int nj = 0; nj < 4; ++nj)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * tq + (e & 1);
-      S[c * kLd + r] = A[(r0 + r) + size_t(c0 + c) * lda] - acc[nj][e];
-    }
-}
-
-// The tile in S back to A (all of it, or its lower triangle).
+// The tile in S (column-major, stride kLd) back to A (all of it, or its
+// lower triangle).
 __device__ void store_tile(const float* S, float* A, int lda, int r0, int c0, bool lower) {
   for (int e = threadIdx.x; e < TS * TS; e += kThreads) {
     const int r = e % TS, p = e / TS;
@@ -212,56 +243,149 @@ __device__ void store_tile(const float* S, float* A, int lda, int r0, int c0, bo
   }
 }
 
-// Blocks per tile column j: the head (tiles (j, j) and (j + 1, j)), then one
-// per tile (i, j), i >= j + 2.
-__device__ __forceinline__ int blocks_of(int T, int j) { return j + 1 < T ? T - j - 1 : 1; }
+// Blocks of tile column j: the pre-accumulation of the chain's three tiles
+// (j, j), (j + 1, j), (j + 2, j) (fewer at the end), then one per tile
+// (i, j), i >= j + 3.
+__device__ __forceinline__ int blocks_of(int T, int j) { return T - j; }
+constexpr int kChainTiles = 3;
+
+// The chain block (ticket 0) walks the diagonal. Per tile column j it takes
+// the pre-accumulated tiles (j .. j + 2, j) (every k < j - 1 applied), applies
+// k = j - 1 with L(j, j - 1), L(j + 1, j - 1) (its own, from the previous
+// column) and L(j + 2, j - 1) (a tile block's), factors the diagonal tile,
+// inverts it, publishes W = L(j, j)^-1 for the tile blocks of column j, and
+// solves its two sub-diagonal tiles as X = C W^T.
+__device__ void chain_block(float* A, int lda, int T, int* done, int* pre, int* info, float* Wg,
+                            unsigned long long* stamps) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  ChainSmem& cs = *reinterpret_cast<ChainSmem*>(smem_raw);
+  const int t = threadIdx.x, w = t / 32;
+  // Prefetch of column j's pre-accumulated tiles (thread 0 waits for them).
+  auto prefetch = [&](int j) {
+    const int ntile = min(kChainTiles, T - j);
+    if (t == 0)
+      for (int s = 0; s < ntile; ++s) spin(&pre[(j + s) * T + j]);
+    __syncthreads();
+    load_tile_async(cs.D, A, lda, TS * j, TS * j);
+    for (int s = 0; s + 1 < ntile; ++s) load_tile_async(cs.sub[j & 1][s], A, lda, TS * (j + 1 + s), TS * j);
+    cp_async_commit();
+  };
+  prefetch(0);
+  for (int j = 0; j < T; ++j) {
+    const int nsub = min(2, T - 1 - j);
+    const int j0 = TS * j;
+    cp_async_wait<0>();
+    __syncthreads();
+    unsigned long long st0 = gtimer(), st1 = st0;
+    float(*P)[kTile] = cs.sub[(j + 1) & 1];  // L(j, j - 1), L(j + 1, j - 1)
+    if (j > 0) {
+      // The diagonal tile's last update, C(j, j) -= L(j, j-1) L(j, j-1)^T.
+      float acc[4][4];
+      zero(acc);
+      tile_product(acc, P[0], P[0], warp_rm(), warp_cn());
+      fragment_out(cs.D, kLd, cs.D, kLd, -1.f, acc, warp_rm(), warp_cn());
+      __syncthreads();
+      st1 = gtimer();
+    }
+    if (w == 0) {
+      const int f = factor_tile_warp(cs.D);
+      if (f != 0 && t == 0) atomicMin(info, j0 + f);
+    } else if (w >= 4 && j > 0 && nsub > 0) {
+      // Warps 4..7, beside the factorization: C(j + 1 + s, j) -= L(j + 1 + s, j - 1) L(j, j - 1)^T.
+      if (nsub == 2) {
+        if (t == 128) spin(&done[(j + 2) * T + j - 1]);
+        asm volatile("bar.sync 1, 128;" ::: "memory");
+        load_tile_async(cs.X, A, lda, j0 + 2 * TS, j0 - TS, 128, 128);
+        cp_async_commit();
+        cp_async_wait<0>();
+        asm volatile("bar.sync 1, 128;" ::: "memory");
+      }
+      for (int s = 0; s < nsub; ++s) {
+        float acc[8][4];
+        zero(acc);
+        tile_product(acc, s == 0 ? P[1] : cs.X, P[0], 16 * (w - 4), 0);
+        float* C = cs.sub[j & 1][s];
+        fragment_out(C, kLd, C, kLd, -1.f, acc, 16 * (w - 4), 0);
+      }
+    }
+    __syncthreads();
+    const unsigned long long st2 = gtimer();
+    if (t < TS) invert_tile(cs.W, cs.D);
+    __syncthreads();
+    // W for the tile blocks of column j, L(j, j) into A; then release.
+    for (int e = t; e < TS * TS; e += kThreads) Wg[size_t(j) * TS * TS + e] = cs.W[(e / TS) * kLd + e % TS];
+    store_tile(cs.D, A, lda, j0, j0, true);
+    set_done(&done[j * T + j]);
+    const unsigned long long st3 = gtimer();
+    if (j + 1 < T) prefetch(j + 1);  // (its barrier also orders D's reuse)
+    // X = C W^T for the sub-diagonal tiles, kept in sub[j & 1] for column j + 1.
+    for (int s = 0; s < nsub; ++s) {
+      float acc[4][4];
+      zero(acc);
+      float* C = cs.sub[j & 1][s];
+      tile_product(acc, C, cs.W, warp_rm(), warp_cn());
+      __syncthreads();
+      fragment_out(C, kLd, nullptr, 0, 1.f, acc, warp_rm(), warp_cn());
+    }
+    __syncthreads();
+    for (int s = 0; s < nsub; ++s) store_tile(cs.sub[j & 1][s], A, lda, j0 + TS * (1 + s), j0, false);
+    set_done(&done[(j + 1) * T + j], nsub == 2 ? &done[(j + 2) * T + j] : nullptr);
+    if (t == 0 && stamps != nullptr) {
+      unsigned long long* sj = stamps + 5 * j;
+      sj[0] = st0;
+      sj[1] = st1;
+      sj[2] = st2;
+      sj[3] = st3;
+      sj[4] = gtimer();
+    }
+  }
+}
 
 template <int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
-    dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* info,
-                          unsigned long long* stamps, int skip_math) {
+    dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* pre, int* info,
+                          float* Wg, unsigned long long* stamps, int skip_math) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(smem_raw);
   __shared__ int s_tile;
   const int t = threadIdx.x;
   if (t == 0) s_tile = atomicAdd(ticket, 1);
   __syncthreads();
-  // Ticket -> (i, j) in column-major order; the head of column j has i == j.
-  int j = 0, rest = s_tile;
+  if (s_tile == 0) {
+    chain_block(A, lda, T, done, pre, info, Wg, stamps);
+    return;
+  }
+  // Ticket -> (i, j) in column-major order.
+  int j = 0, rest = s_tile - 1;
   while (rest >= blocks_of(T, j)) {
     rest -= blocks_of(T, j);
     ++j;
   }
-  const bool head = rest == 0;
-  const bool two = head && j + 1 < T;  // the head also owns tile (j + 1, j)
-  const int i = head ? j : j + 1 + rest;
+  const int i = j + rest;
+  const bool is_pre = rest < kChainTiles;  // accumulate k < j - 1, publish C
+  const int kend = is_pre ? max(j - 1, 0) : j;
   const int i0 = TS * i, j0 = TS * j;
+  const bool same = i == j;
 
-  // Accumulators: tile (i, j), and for a head of two tiles tile (j + 1, j).
-  float acc[4][4], acc2[4][4];
-#pragma unroll
-  for (int a = 0; a < 4; ++a)
-#pragma unroll
-    for (int b = 0; b < 4; ++b) acc[a][b] = acc2[a][b] = 0.f;
-  // Operands per k: op[.][0] = L(rows of i, k), op[.][1] = L(j, k) (head:
-  // the tile below the diagonal one, L(j + 1, k)), double buffered: the pair
-  // of k + 1 is loaded during the product of k when its flags are already
-  // set (checked without waiting), else after it.
-  const int second = head ? j + 1 : j;  // row block of op[.][1]
+  float acc[4][4];
+  zero(acc);
+  // Left-looking accumulation over k < kend, operands double buffered: the
+  // pair of k + 1 is loaded during the product of k when its flags are
+  // already set (checked without waiting), else after it.
   auto issue = [&](int k) {
     load_tile_async(sm.op[k & 1][0], A, lda, i0, TS * k);
-    if (!head || two) load_tile_async(sm.op[k & 1][1], A, lda, TS * second, TS * k);
+    if (!same) load_tile_async(sm.op[k & 1][1], A, lda, j0, TS * k);
     cp_async_commit();
   };
   const int* f1 = &done[i * T];
-  const int* f2 = &done[(two || !head ? second : i) * T];
-  if (j > 0) {
+  const int* f2 = &done[j * T];
+  if (kend > 0) {
     wait_done(f1, f2);
     issue(0);
   }
-  for (int k = 0; k < j; ++k) {
+  for (int k = 0; k < kend; ++k) {
     bool ahead = false;
-    if (k + 1 < j) {
+    if (k + 1 < kend) {
       int ready = 0;
       if (t == 0) ready = load_acquire(f1 + k + 1) != 0 && load_acquire(f2 + k + 1) != 0;
       ahead = __syncthreads_or(ready) != 0;
@@ -272,59 +396,47 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     else
       cp_async_wait<0>();
     __syncthreads();
-    if (!skip_math) {
-      const float* Li = sm.op[k & 1][0];
-      const float* Lj = sm.op[k & 1][1];
-      if (head) {
-        tile_product(acc, Li, Li);
-        if (two) tile_product(acc2, Lj, Li);
-      } else {
-        tile_product(acc, Li, Lj);
-      }
-    }
-    if (k + 1 < j && !ahead) {
+    if (!skip_math)
+      tile_product(acc, sm.op[k & 1][0], sm.op[k & 1][same ? 0 : 1], warp_rm(), warp_cn());
+    if (k + 1 < kend && !ahead) {
       wait_done(f1 + k + 1, f2 + k + 1);
       issue(k + 1);
     }
   }
-  float* S2 = sm.op[0][0];  // the head's second tile (the operands are free by then)
-  __syncthreads();          // every warp's last product is done
-  finish_into(sm.S, acc, A, lda, i0, j0);
-  if (two) finish_into(S2, acc2, A, lda, i0 + TS, j0);
-  __syncthreads();
-
-  if (head) {
-    if (t == 0 && stamps != nullptr) stamps[T + j] = gtimer();
-    if (t < 32) {
-      const int f = factor_tile_warp(sm.S);
-      if (f != 0 && t == 0) atomicMin(info, i0 + f);
+  if (is_pre) {
+    // C = A - acc in place (the diagonal tile's lower triangle only), then
+    // the chain block may take it.
+    if (kend > 0) {
+      const int lane = t % 32, g = lane / 4, tq = lane % 4, rm = warp_rm(), cn = warp_cn();
+#pragma unroll
+      for (int nj = 0; nj < 4; ++nj)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * tq + (e & 1);
+          float& a = A[(i0 + r) + size_t(j0 + c) * lda];
+          if (!same || r >= c) a -= acc[nj][e];
+        }
     }
-    __syncthreads();
-    if (t < TS) sm.rinv[t] = 1.f / sm.S[t * kLd + t];
-    __syncthreads();
-    if (t == 0 && stamps != nullptr) stamps[j] = gtimer();
-    if (two) solve_tile(S2, sm.S, sm.rinv);
-    __syncthreads();
-    store_tile(sm.S, A, lda, i0, j0, true);
-    if (two) store_tile(S2, A, lda, i0 + TS, j0, false);
-    set_done(&done[i * T + j]);
-    if (two && t == 0) asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(&done[(i + 1) * T + j]), "r"(1) : "memory");
-    if (t == 0 && stamps != nullptr) stamps[2 * T + j] = gtimer();
-  } else {
-    // X L(j, j)^T = C: the diagonal tile into op[1][0] (column-major).
-    float* Lt = sm.op[1][0];
-    wait_done(&done[j * T + j], &done[j * T + j]);
-    load_tile_async(Lt, A, lda, j0, j0);
-    cp_async_commit();
-    cp_async_wait<0>();
-    __syncthreads();
-    if (t < TS) sm.rinv[t] = 1.f / Lt[t * kLd + t];
-    __syncthreads();
-    solve_tile(sm.S, Lt, sm.rinv);
-    __syncthreads();
-    store_tile(sm.S, A, lda, i0, j0, false);
-    set_done(&done[i * T + j]);
+    set_done(&pre[i * T + j]);
+    return;
   }
+  __syncthreads();  // every warp's last product is done
+  fragment_out(sm.S, kLd, A + i0 + size_t(j0) * lda, lda, -1.f, acc, warp_rm(), warp_cn());
+  // X = C W^T, W = L(j, j)^-1 from the chain block.
+  float* Wt = sm.op[1][0];
+  wait_done(&done[j * T + j], &done[j * T + j]);
+  for (int e = t; e < TS * TS / 4; e += kThreads)
+    cp_async16n(Wt + (e / 16) * kLd + 4 * (e % 16), Wg + size_t(j) * TS * TS + 4 * e, 16);
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncthreads();
+  zero(acc);
+  tile_product(acc, sm.S, Wt, warp_rm(), warp_cn());
+  __syncthreads();
+  fragment_out(sm.S, kLd, nullptr, 0, 1.f, acc, warp_rm(), warp_cn());
+  __syncthreads();
+  store_tile(sm.S, A, lda, i0, j0, false);
+  set_done(&done[i * T + j]);
 }
 
 }  // namespace
@@ -338,20 +450,19 @@ int main(int argc, char** argv) {
   cusolverDnHandle_t h;
   if (cusolverDnCreate(&h) != CUSOLVER_STATUS_SUCCESS) return 1;
   cusolverDnSetStream(h, s);
-  // DF_BLOCKS=1: shared memory padded so that one block runs per SM.
-  const char* per_sm = std::getenv("DF_BLOCKS");
-  const int smem = per_sm != nullptr && std::atoi(per_sm) == 1 ? 150 * 1024 : int(sizeof(Smem));
-  const bool one = smem > int(sizeof(Smem));
-  auto kernel = one ? dataflow_potrf_kernel<1> : dataflow_potrf_kernel<2>;
+  // One block per SM (the chain block's shared memory sets the size).
+  const int smem = int(std::max(sizeof(Smem), sizeof(ChainSmem)));
+  auto kernel = dataflow_potrf_kernel<1>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   for (int n : sizes) {
     if (n % TS != 0) {
       std::printf("n=%d: not a multiple of %d, skipped\n", n, TS);
       continue;
     }
-    const int T = n / TS, tiles = T * (T + 1) / 2, blocks = tiles - (T - 1);
+    const int T = n / TS, tiles = T * (T + 1) / 2, blocks = tiles + 1;
     float *A0, *A, *R, *work;
-    int *ticket, *done, *info, *vinfo;
+    int *ticket, *done, *pre, *info, *vinfo;
+    float* Wg;
     unsigned long long* stamps;
     CK(cudaMalloc(&A0, sizeof(float) * n * n));
     CK(cudaMalloc(&A, sizeof(float) * n * n));
@@ -360,7 +471,9 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&done, sizeof(int) * T * T));
     CK(cudaMalloc(&info, sizeof(int)));
     CK(cudaMalloc(&vinfo, sizeof(int)));
-    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 3 * T));
+    CK(cudaMalloc(&pre, sizeof(int) * T * T));
+    CK(cudaMalloc(&Wg, sizeof(float) * TS * TS * T));
+    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 5 * T));
     probe_make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
     cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, R, n, &lw);
@@ -373,12 +486,13 @@ int main(int argc, char** argv) {
       CK(cudaMemcpyAsync(ours ? A : R, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
       CK(cudaMemsetAsync(ticket, 0, sizeof(int), s));
       CK(cudaMemsetAsync(done, 0, sizeof(int) * T * T, s));
+      CK(cudaMemsetAsync(pre, 0, sizeof(int) * T * T, s));
       const int big = 0x7fffffff;
       CK(cudaMemcpyAsync(info, &big, sizeof(int), cudaMemcpyHostToDevice, s));
       CK(cudaEventRecord(e0, s));
       if (ours)
-        kernel<<<blocks, kThreads, smem, s>>>(A, n, T, ticket, done, info,
-                                                           stamp ? stamps : nullptr, skip);
+        kernel<<<blocks, kThreads, smem, s>>>(A, n, T, ticket, done, pre, info, Wg,
+                                              stamp ? stamps : nullptr, skip);
       else
         cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, R, n, work, lw, vinfo);
       CK(cudaEventRecord(e1, s));
@@ -412,26 +526,27 @@ int main(int argc, char** argv) {
         diff = std::max(diff, double(std::fabs(hA[e] - hR[e])));
         mx = std::max(mx, double(std::fabs(hR[e])));
       }
-    // The chain: per tile column j, diagonal tile j-1 done -> sub-diagonal
-    // tile (j, j-1) done -> diagonal tile j accumulated -> diagonal tile j done.
+    // The chain block's stamps per tile column j: start (its tiles loaded),
+    // last update of the diagonal tile, factorization (and the sub-diagonal
+    // updates beside it), inverse + stores + release, solves + stores + release.
     auto chain = [&](const char* what) {
-      std::vector<unsigned long long> st(3 * T);
-      CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * 3 * T, cudaMemcpyDeviceToHost));
-      std::printf("  %s: diagonal tile j done (us from tile 0's):", what);
-      for (int j = 0; j < T; j += 8) std::printf(" %d:%.1f", j, (st[j] - st[0]) * 1e-3);
-      std::printf(" %d:%.1f; per tile column %.2f us\n", T - 1, (st[T - 1] - st[0]) * 1e-3,
-                  T > 1 ? (st[T - 1] - st[0]) * 1e-3 / (T - 1) : 0.0);
-      for (int q = 0; q < 4 && T >= 8; ++q) {  // the chain's parts, mean over quarters of j
+      std::vector<unsigned long long> st(5 * T);
+      CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * 5 * T, cudaMemcpyDeviceToHost));
+      const double span = (st[5 * (T - 1) + 4] - st[0]) * 1e-3;
+      std::printf("  %s: chain %.1f us from column 0's start to the end, %.2f us per tile column\n",
+                  what, span, span / T);
+      for (int q = 0; q < 4 && T >= 8; ++q) {  // mean over quarters of j
         const int jb = std::max(1, q * T / 4), je = (q + 1) * T / 4;
-        double solve = 0, acc = 0, chol = 0;
+        double part[5] = {0, 0, 0, 0, 0};
         for (int j = jb; j < je; ++j) {
-          solve += double(st[2 * T + j - 1] - st[j - 1]);
-          acc += double(st[T + j]) - double(st[2 * T + j - 1]);
-          chol += double(st[j] - st[T + j]);
+          const unsigned long long* sj = &st[5 * j];
+          part[0] += double(sj[0]) - double(sj[-1]);  // previous column's end -> start
+          for (int p = 1; p < 5; ++p) part[p] += double(sj[p]) - double(sj[p - 1]);
         }
         const double c = 1e-3 / (je - jb);
-        std::printf("    j %d..%d: solve %.2f, last update %.2f, diagonal %.2f us\n", jb, je - 1,
-                    solve * c, acc * c, chol * c);
+        std::printf("    j %d..%d: wait %.2f, diagonal update %.2f, factor %.2f, inverse+release %.2f, "
+                    "solves+release %.2f us\n", jb, je - 1, part[0] * c, part[1] * c, part[2] * c,
+                    part[3] * c, part[4] * c);
       }
     };
     std::printf("n=%d tiles=%d smem=%d: dataflow %.3f ms, cusolver %.3f ms (ratio %.2fx), "
@@ -447,7 +562,7 @@ int main(int argc, char** argv) {
     std::printf("  products left out (timing only): %.3f ms\n", ts[ts.size() / 2]);
     chain("no products");
     for (void* p : {(void*)A0, (void*)A, (void*)R, (void*)work, (void*)ticket, (void*)done,
-                    (void*)info, (void*)vinfo, (void*)stamps})
+                    (void*)pre, (void*)Wg, (void*)info, (void*)vinfo, (void*)stamps})
       CK(cudaFree(p));
   }
   return 0;
