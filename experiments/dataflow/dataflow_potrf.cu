@@ -61,17 +61,9 @@ constexpr int kTile = TS * kLd;
 struct Smem {
   float op[2][2][kTile];  // [buffer][0: row block i, 1: row block j][kk * kLd + r] = L(r0 + r, k0 + kk)
   float S[kTile];         // S[c * kLd + r] = C(r, c)
+  float S2[kTile];        // the head's second tile
+  float rinv[TS];
 };
-// Shared memory of the chain block: the diagonal tile, its inverse, the two
-// tiles below it for this column and the previous one (sub[j & 1]), and the
-// third tile below the previous diagonal (loaded).
-struct ChainSmem {
-  float D[kTile];
-  float W[kTile];
-  float sub[2][2][kTile];
-  float X[kTile];
-};
-
 __device__ __forceinline__ unsigned long long gtimer() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -213,27 +205,6 @@ __device__ int factor_tile_warp(float* S) {
   return 0;
 }
 
-// W = L^-1 (lower; zero above the diagonal) for L lower in D, by 64 threads
-// (thread c: column c of W, forward substitution, rows in registers).
-__device__ void invert_tile(float* W, const float* D) {
-  const int c = threadIdx.x;
-  float w[TS];
-#pragma unroll
-  for (int r = 0; r < TS; ++r) {
-    float s0 = r == c ? 1.f : 0.f, s1 = 0.f;
-#pragma unroll
-    for (int p = 0; p < r; ++p) {
-      if (p % 2 == 0)
-        s0 -= D[p * kLd + r] * w[p];
-      else
-        s1 -= D[p * kLd + r] * w[p];
-    }
-    w[r] = (s0 + s1) / D[r * kLd + r];
-  }
-#pragma unroll
-  for (int r = 0; r < TS; ++r) W[c * kLd + r] = w[r];
-}
-
 // The tile in S (column-major, stride kLd) back to A (all of it, or its
 // lower triangle).
 __device__ void store_tile(const float* S, float* A, int lda, int r0, int c0, bool lower) {
@@ -243,142 +214,81 @@ __device__ void store_tile(const float* S, float* A, int lda, int r0, int c0, bo
   }
 }
 
-// Blocks of tile column j: the pre-accumulation of the chain's three tiles
-// (j, j), (j + 1, j), (j + 2, j) (fewer at the end), then one per tile
-// (i, j), i >= j + 3.
-__device__ __forceinline__ int blocks_of(int T, int j) { return T - j; }
-constexpr int kChainTiles = 3;
-
-// The chain block (ticket 0) walks the diagonal. Per tile column j it takes
-// the pre-accumulated tiles (j .. j + 2, j) (every k < j - 1 applied), applies
-// k = j - 1 with L(j, j - 1), L(j + 1, j - 1) (its own, from the previous
-// column) and L(j + 2, j - 1) (a tile block's), factors the diagonal tile,
-// inverts it, publishes W = L(j, j)^-1 for the tile blocks of column j, and
-// solves its two sub-diagonal tiles as X = C W^T.
-__device__ void chain_block(float* A, int lda, int T, int* done, int* pre, int* info, float* Wg,
-                            unsigned long long* stamps) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  ChainSmem& cs = *reinterpret_cast<ChainSmem*>(smem_raw);
-  const int t = threadIdx.x, w = t / 32;
-  // Prefetch of column j's pre-accumulated tiles (thread 0 waits for them).
-  auto prefetch = [&](int j) {
-    const int ntile = min(kChainTiles, T - j);
-    if (t == 0)
-      for (int s = 0; s < ntile; ++s) spin(&pre[(j + s) * T + j]);
-    __syncthreads();
-    load_tile_async(cs.D, A, lda, TS * j, TS * j);
-    for (int s = 0; s + 1 < ntile; ++s) load_tile_async(cs.sub[j & 1][s], A, lda, TS * (j + 1 + s), TS * j);
-    cp_async_commit();
-  };
-  prefetch(0);
-  for (int j = 0; j < T; ++j) {
-    const int nsub = min(2, T - 1 - j);
-    const int j0 = TS * j;
-    cp_async_wait<0>();
-    __syncthreads();
-    unsigned long long st0 = gtimer(), st1 = st0;
-    float(*P)[kTile] = cs.sub[(j + 1) & 1];  // L(j, j - 1), L(j + 1, j - 1)
-    if (j > 0) {
-      // The diagonal tile's last update, C(j, j) -= L(j, j-1) L(j, j-1)^T.
-      float acc[4][4];
-      zero(acc);
-      tile_product(acc, P[0], P[0], warp_rm(), warp_cn());
-      fragment_out(cs.D, kLd, cs.D, kLd, -1.f, acc, warp_rm(), warp_cn());
-      __syncthreads();
-      st1 = gtimer();
-    }
-    if (w == 0) {
-      const int f = factor_tile_warp(cs.D);
-      if (f != 0 && t == 0) atomicMin(info, j0 + f);
-    } else if (w >= 4 && j > 0 && nsub > 0) {
-      // Warps 4..7, beside the factorization: C(j + 1 + s, j) -= L(j + 1 + s, j - 1) L(j, j - 1)^T.
-      if (nsub == 2) {
-        if (t == 128) spin(&done[(j + 2) * T + j - 1]);
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        load_tile_async(cs.X, A, lda, j0 + 2 * TS, j0 - TS, 128, 128);
-        cp_async_commit();
-        cp_async_wait<0>();
-        asm volatile("bar.sync 1, 128;" ::: "memory");
+// X L^T = C for the 64 x 64 tile C in S (column-major), L lower in Lt
+// (column-major), rinv[c] = 1 / L(c, c), by forward substitution: row
+// r = t / 4, part g = t % 4 owns columns 16 g .. 16 g + 15 in registers; X
+// goes back into S. The loop over the four 16-column parts is rolled, so the
+// code executed per tile is ~1/4 of a full unroll (instruction fetch).
+__device__ void solve_tile(float* S, const float* Lt, const float* rinv) {
+  const int t = threadIdx.x, r = t / 4, g = t % 4, src = (threadIdx.x & 31) & ~3;
+  float x[16];
+#pragma unroll
+  for (int q = 0; q < 16; ++q) x[q] = S[(16 * g + q) * kLd + r];
+#pragma unroll 1
+  for (int gi = 0; gi < 4; ++gi) {
+#pragma unroll
+    for (int qi = 0; qi < 16; ++qi) {
+      const int col = 16 * gi + qi;
+      const float v = __shfl_sync(0xffffffffu, x[qi] * rinv[col], src | gi);
+      if (g == gi) x[qi] = v;
+      if (g >= gi) {
+#pragma unroll
+        for (int q4 = 0; q4 < 4; ++q4) {
+          const float4 m = *reinterpret_cast<const float4*>(&Lt[col * kLd + 16 * g + 4 * q4]);
+          const float mv[4] = {m.x, m.y, m.z, m.w};
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (g > gi || 4 * q4 + e > qi) x[4 * q4 + e] -= v * mv[e];
+        }
       }
-      for (int s = 0; s < nsub; ++s) {
-        float acc[8][4];
-        zero(acc);
-        tile_product(acc, s == 0 ? P[1] : cs.X, P[0], 16 * (w - 4), 0);
-        float* C = cs.sub[j & 1][s];
-        fragment_out(C, kLd, C, kLd, -1.f, acc, 16 * (w - 4), 0);
-      }
-    }
-    __syncthreads();
-    const unsigned long long st2 = gtimer();
-    if (t < TS) invert_tile(cs.W, cs.D);
-    __syncthreads();
-    // W for the tile blocks of column j, L(j, j) into A; then release.
-    for (int e = t; e < TS * TS; e += kThreads) Wg[size_t(j) * TS * TS + e] = cs.W[(e / TS) * kLd + e % TS];
-    store_tile(cs.D, A, lda, j0, j0, true);
-    set_done(&done[j * T + j]);
-    const unsigned long long st3 = gtimer();
-    if (j + 1 < T) prefetch(j + 1);  // (its barrier also orders D's reuse)
-    // X = C W^T for the sub-diagonal tiles, kept in sub[j & 1] for column j + 1.
-    for (int s = 0; s < nsub; ++s) {
-      float acc[4][4];
-      zero(acc);
-      float* C = cs.sub[j & 1][s];
-      tile_product(acc, C, cs.W, warp_rm(), warp_cn());
-      __syncthreads();
-      fragment_out(C, kLd, nullptr, 0, 1.f, acc, warp_rm(), warp_cn());
-    }
-    __syncthreads();
-    for (int s = 0; s < nsub; ++s) store_tile(cs.sub[j & 1][s], A, lda, j0 + TS * (1 + s), j0, false);
-    set_done(&done[(j + 1) * T + j], nsub == 2 ? &done[(j + 2) * T + j] : nullptr);
-    if (t == 0 && stamps != nullptr) {
-      unsigned long long* sj = stamps + 5 * j;
-      sj[0] = st0;
-      sj[1] = st1;
-      sj[2] = st2;
-      sj[3] = st3;
-      sj[4] = gtimer();
     }
   }
+#pragma unroll
+  for (int q = 0; q < 16; ++q) S[(16 * g + q) * kLd + r] = x[q];
 }
+
+// Blocks of tile column j: the head (tiles (j, j) and (j + 1, j)), then one
+// per tile (i, j), i >= j + 2.
+__device__ __forceinline__ int blocks_of(int T, int j) { return j + 1 < T ? T - j - 1 : 1; }
 
 template <int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
-    dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* pre, int* info,
-                          float* Wg, unsigned long long* stamps, int skip_math) {
+    dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* info,
+                          unsigned long long* stamps, int skip_math) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(smem_raw);
   __shared__ int s_tile;
-  const int t = threadIdx.x;
+  const int t = threadIdx.x, w = t / 32;
   if (t == 0) s_tile = atomicAdd(ticket, 1);
   __syncthreads();
-  if (s_tile == 0) {
-    chain_block(A, lda, T, done, pre, info, Wg, stamps);
-    return;
-  }
-  // Ticket -> (i, j) in column-major order.
-  int j = 0, rest = s_tile - 1;
+  // Ticket -> (i, j) in column-major order; the head of column j has i == j.
+  int j = 0, rest = s_tile;
   while (rest >= blocks_of(T, j)) {
     rest -= blocks_of(T, j);
     ++j;
   }
-  const int i = j + rest;
-  const bool is_pre = rest < kChainTiles;  // accumulate k < j - 1, publish C
-  const int kend = is_pre ? max(j - 1, 0) : j;
+  const bool head = rest == 0;
+  const bool two = head && j + 1 < T;  // the head also owns tile (j + 1, j)
+  const int i = head ? j : j + 1 + rest;
   const int i0 = TS * i, j0 = TS * j;
-  const bool same = i == j;
+  // The head leaves k = j - 1 to its tail (it is on the chain): the
+  // accumulation runs over k < kend.
+  const int kend = head ? max(j - 1, 0) : j;
 
-  float acc[4][4];
+  float acc[4][4], acc2[4][4];
   zero(acc);
-  // Left-looking accumulation over k < kend, operands double buffered: the
-  // pair of k + 1 is loaded during the product of k when its flags are
-  // already set (checked without waiting), else after it.
+  zero(acc2);
+  // Operands per k: op[.][0] = L(i, k), op[.][1] = L(j, k) (head: L(j + 1, k)),
+  // double buffered: the pair of k + 1 is loaded during the product of k when
+  // its flags are already set (checked without waiting), else after it.
+  const int second = head ? j + 1 : j;
   auto issue = [&](int k) {
     load_tile_async(sm.op[k & 1][0], A, lda, i0, TS * k);
-    if (!same) load_tile_async(sm.op[k & 1][1], A, lda, j0, TS * k);
+    if (!head || two) load_tile_async(sm.op[k & 1][1], A, lda, TS * second, TS * k);
     cp_async_commit();
   };
   const int* f1 = &done[i * T];
-  const int* f2 = &done[j * T];
+  const int* f2 = &done[(!head || two ? second : i) * T];
   if (kend > 0) {
     wait_done(f1, f2);
     issue(0);
@@ -396,47 +306,94 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     else
       cp_async_wait<0>();
     __syncthreads();
-    if (!skip_math)
-      tile_product(acc, sm.op[k & 1][0], sm.op[k & 1][same ? 0 : 1], warp_rm(), warp_cn());
+    if (!skip_math) {
+      const float* Li = sm.op[k & 1][0];
+      const float* Lj = sm.op[k & 1][1];
+      if (head) {
+        tile_product(acc, Li, Li, warp_rm(), warp_cn());
+        if (two) tile_product(acc2, Lj, Li, warp_rm(), warp_cn());
+      } else {
+        tile_product(acc, Li, Lj, warp_rm(), warp_cn());
+      }
+    }
     if (k + 1 < kend && !ahead) {
       wait_done(f1 + k + 1, f2 + k + 1);
       issue(k + 1);
     }
   }
-  if (is_pre) {
-    // C = A - acc in place (the diagonal tile's lower triangle only), then
-    // the chain block may take it.
-    if (kend > 0) {
-      const int lane = t % 32, g = lane / 4, tq = lane % 4, rm = warp_rm(), cn = warp_cn();
-#pragma unroll
-      for (int nj = 0; nj < 4; ++nj)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * tq + (e & 1);
-          float& a = A[(i0 + r) + size_t(j0 + c) * lda];
-          if (!same || r >= c) a -= acc[nj][e];
-        }
-    }
-    set_done(&pre[i * T + j]);
+  __syncthreads();  // every warp's last product is done; the operand buffers are free
+  fragment_out(sm.S, kLd, A + i0 + size_t(j0) * lda, lda, -1.f, acc, warp_rm(), warp_cn());
+  if (two)
+    fragment_out(sm.S2, kLd, A + i0 + TS + size_t(j0) * lda, lda, -1.f, acc2, warp_rm(), warp_cn());
+
+  if (!head) {
+    // X L(j, j)^T = C: the diagonal tile into op[1][0] (column-major).
+    float* Lt = sm.op[1][0];
+    wait_done(&done[j * T + j], &done[j * T + j]);
+    load_tile_async(Lt, A, lda, j0, j0);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+    if (t < TS) sm.rinv[t] = 1.f / Lt[t * kLd + t];
+    __syncthreads();
+    solve_tile(sm.S, Lt, sm.rinv);
+    __syncthreads();
+    store_tile(sm.S, A, lda, i0, j0, false);
+    set_done(&done[i * T + j]);
     return;
   }
-  __syncthreads();  // every warp's last product is done
-  fragment_out(sm.S, kLd, A + i0 + size_t(j0) * lda, lda, -1.f, acc, warp_rm(), warp_cn());
-  // X = C W^T, W = L(j, j)^-1 from the chain block.
-  float* Wt = sm.op[1][0];
-  wait_done(&done[j * T + j], &done[j * T + j]);
-  for (int e = t; e < TS * TS / 4; e += kThreads)
-    cp_async16n(Wt + (e / 16) * kLd + 4 * (e % 16), Wg + size_t(j) * TS * TS + 4 * e, 16);
-  cp_async_commit();
-  cp_async_wait<0>();
+
+  // The head's tail, on the chain. k = j - 1 for the diagonal tile needs
+  // L(j, j - 1) (the previous head's); for the tile below it needs
+  // L(j + 1, j - 1) (a tile block's), applied beside the factorization.
+  unsigned long long st[5];
+  if (j > 0) {
+    wait_done(&done[j * T + j - 1], &done[j * T + j - 1]);
+    load_tile_async(sm.op[0][0], A, lda, j0, j0 - TS);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+    st[0] = gtimer();
+    zero(acc);
+    tile_product(acc, sm.op[0][0], sm.op[0][0], warp_rm(), warp_cn());
+    fragment_out(sm.S, kLd, sm.S, kLd, -1.f, acc, warp_rm(), warp_cn());
+    __syncthreads();
+  } else {
+    __syncthreads();
+    st[0] = gtimer();
+  }
+  st[1] = gtimer();
+  if (w == 0) {
+    const int f = factor_tile_warp(sm.S);
+    if (f != 0 && t == 0) atomicMin(info, i0 + f);
+  } else if (w >= 4 && two && j > 0) {
+    if (t == 128) spin(&done[(j + 1) * T + j - 1]);
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    load_tile_async(sm.op[0][1], A, lda, j0 + TS, j0 - TS, 128, 128);
+    cp_async_commit();
+    cp_async_wait<0>();
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    float acc8[8][4];
+    zero(acc8);
+    tile_product(acc8, sm.op[0][1], sm.op[0][0], 16 * (w - 4), 0);
+    fragment_out(sm.S2, kLd, sm.S2, kLd, -1.f, acc8, 16 * (w - 4), 0);
+  }
   __syncthreads();
-  zero(acc);
-  tile_product(acc, sm.S, Wt, warp_rm(), warp_cn());
-  __syncthreads();
-  fragment_out(sm.S, kLd, nullptr, 0, 1.f, acc, warp_rm(), warp_cn());
-  __syncthreads();
-  store_tile(sm.S, A, lda, i0, j0, false);
-  set_done(&done[i * T + j]);
+  st[2] = gtimer();
+  if (t < TS) sm.rinv[t] = 1.f / sm.S[t * kLd + t];
+  // L(j, j) out and released first: the tile blocks of column j solve with it.
+  store_tile(sm.S, A, lda, i0, j0, true);
+  set_done(&done[j * T + j]);
+  st[3] = gtimer();
+  if (two) {
+    solve_tile(sm.S2, sm.S, sm.rinv);
+    __syncthreads();
+    store_tile(sm.S2, A, lda, i0 + TS, j0, false);
+    set_done(&done[(j + 1) * T + j]);
+  }
+  st[4] = gtimer();
+  if (t == 0 && stamps != nullptr)
+    for (int p = 0; p < 5; ++p) stamps[5 * j + p] = st[p];
 }
 
 }  // namespace
@@ -450,8 +407,8 @@ int main(int argc, char** argv) {
   cusolverDnHandle_t h;
   if (cusolverDnCreate(&h) != CUSOLVER_STATUS_SUCCESS) return 1;
   cusolverDnSetStream(h, s);
-  // One block per SM (the chain block's shared memory sets the size).
-  const int smem = int(std::max(sizeof(Smem), sizeof(ChainSmem)));
+  // One block per SM.
+  const int smem = int(std::max(sizeof(Smem), size_t(120 * 1024)));
   auto kernel = dataflow_potrf_kernel<1>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   for (int n : sizes) {
@@ -459,10 +416,9 @@ int main(int argc, char** argv) {
       std::printf("n=%d: not a multiple of %d, skipped\n", n, TS);
       continue;
     }
-    const int T = n / TS, tiles = T * (T + 1) / 2, blocks = tiles + 1;
+    const int T = n / TS, tiles = T * (T + 1) / 2, blocks = tiles - (T - 1);
     float *A0, *A, *R, *work;
-    int *ticket, *done, *pre, *info, *vinfo;
-    float* Wg;
+    int *ticket, *done, *info, *vinfo;
     unsigned long long* stamps;
     CK(cudaMalloc(&A0, sizeof(float) * n * n));
     CK(cudaMalloc(&A, sizeof(float) * n * n));
@@ -471,8 +427,6 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&done, sizeof(int) * T * T));
     CK(cudaMalloc(&info, sizeof(int)));
     CK(cudaMalloc(&vinfo, sizeof(int)));
-    CK(cudaMalloc(&pre, sizeof(int) * T * T));
-    CK(cudaMalloc(&Wg, sizeof(float) * TS * TS * T));
     CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 5 * T));
     probe_make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
@@ -486,12 +440,11 @@ int main(int argc, char** argv) {
       CK(cudaMemcpyAsync(ours ? A : R, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
       CK(cudaMemsetAsync(ticket, 0, sizeof(int), s));
       CK(cudaMemsetAsync(done, 0, sizeof(int) * T * T, s));
-      CK(cudaMemsetAsync(pre, 0, sizeof(int) * T * T, s));
       const int big = 0x7fffffff;
       CK(cudaMemcpyAsync(info, &big, sizeof(int), cudaMemcpyHostToDevice, s));
       CK(cudaEventRecord(e0, s));
       if (ours)
-        kernel<<<blocks, kThreads, smem, s>>>(A, n, T, ticket, done, pre, info, Wg,
+        kernel<<<blocks, kThreads, smem, s>>>(A, n, T, ticket, done, info,
                                               stamp ? stamps : nullptr, skip);
       else
         cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, R, n, work, lw, vinfo);
@@ -526,9 +479,10 @@ int main(int argc, char** argv) {
         diff = std::max(diff, double(std::fabs(hA[e] - hR[e])));
         mx = std::max(mx, double(std::fabs(hR[e])));
       }
-    // The chain block's stamps per tile column j: start (its tiles loaded),
-    // last update of the diagonal tile, factorization (and the sub-diagonal
-    // updates beside it), inverse + stores + release, solves + stores + release.
+    // The head's stamps per tile column j: L(j, j - 1) loaded, the diagonal
+    // tile's last update, the factorization (and the last update of the tile
+    // below beside it), L(j, j) stored and released, the tile below solved,
+    // stored and released.
     auto chain = [&](const char* what) {
       std::vector<unsigned long long> st(5 * T);
       CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * 5 * T, cudaMemcpyDeviceToHost));
@@ -544,8 +498,8 @@ int main(int argc, char** argv) {
           for (int p = 1; p < 5; ++p) part[p] += double(sj[p]) - double(sj[p - 1]);
         }
         const double c = 1e-3 / (je - jb);
-        std::printf("    j %d..%d: wait %.2f, diagonal update %.2f, factor %.2f, inverse+release %.2f, "
-                    "solves+release %.2f us\n", jb, je - 1, part[0] * c, part[1] * c, part[2] * c,
+        std::printf("    j %d..%d: hop+load %.2f, diagonal update %.2f, factor %.2f, store+release %.2f, "
+                    "solve+store+release %.2f us\n", jb, je - 1, part[0] * c, part[1] * c, part[2] * c,
                     part[3] * c, part[4] * c);
       }
     };
@@ -562,7 +516,7 @@ int main(int argc, char** argv) {
     std::printf("  products left out (timing only): %.3f ms\n", ts[ts.size() / 2]);
     chain("no products");
     for (void* p : {(void*)A0, (void*)A, (void*)R, (void*)work, (void*)ticket, (void*)done,
-                    (void*)pre, (void*)Wg, (void*)info, (void*)vinfo, (void*)stamps})
+                    (void*)info, (void*)vinfo, (void*)stamps})
       CK(cudaFree(p));
   }
   return 0;
