@@ -247,29 +247,40 @@ __device__ void solve_tile(float* S, const float* Lt, const float* rinv) {
   for (int q = 0; q < 16; ++q) S[(16 * g + q) * kLd + r] = x[q];
 }
 
-// Blocks of tile column j: the head (tiles (j, j) and (j + 1, j)), then one
-// per tile (i, j), i >= j + 2.
-__device__ __forceinline__ int blocks_of(int T, int j) { return j + 1 < T ? T - j - 1 : 1; }
-
 template <int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* info,
-                          unsigned long long* stamps, int skip_math) {
+                          unsigned long long* stamps, int skip_math, int ahead) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(smem_raw);
   __shared__ int s_tile;
   const int t = threadIdx.x, w = t / 32;
   if (t == 0) s_tile = atomicAdd(ticket, 1);
   __syncthreads();
-  // Ticket -> (i, j) in column-major order; the head of column j has i == j.
-  int j = 0, rest = s_tile;
-  while (rest >= blocks_of(T, j)) {
-    rest -= blocks_of(T, j);
-    ++j;
+  // Ticket -> tile. Heads run `ahead` columns early (their accumulation is
+  // twice a tile block's): tickets go head c, then the tile blocks of column
+  // c - ahead, for c = 0, 1, ... A head waits for tickets after its own only
+  // in column j - 1 (tile (j + 1, j - 1)), fewer than the resident blocks, and
+  // every later ticket's block waits only for earlier ones, so all waits end.
+  int j = -1, i = -1, rest = s_tile;
+  for (int c = 0; j < 0; ++c) {
+    if (c < T) {
+      if (rest == 0) {
+        i = j = c;
+        break;
+      }
+      --rest;
+    }
+    const int cj = c - ahead, cnt = cj >= 0 && cj + 2 < T ? T - cj - 2 : 0;
+    if (rest < cnt) {
+      j = cj;
+      i = cj + 2 + rest;
+    } else {
+      rest -= cnt;
+    }
   }
-  const bool head = rest == 0;
+  const bool head = i == j;
   const bool two = head && j + 1 < T;  // the head also owns tile (j + 1, j)
-  const int i = head ? j : j + 1 + rest;
   const int i0 = TS * i, j0 = TS * j;
   // The head leaves k = j - 1 to its tail (it is on the chain): the
   // accumulation runs over k < kend.
@@ -294,14 +305,14 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     issue(0);
   }
   for (int k = 0; k < kend; ++k) {
-    bool ahead = false;
+    bool early = false;
     if (k + 1 < kend) {
       int ready = 0;
       if (t == 0) ready = load_acquire(f1 + k + 1) != 0 && load_acquire(f2 + k + 1) != 0;
-      ahead = __syncthreads_or(ready) != 0;
-      if (ahead) issue(k + 1);
+      early = __syncthreads_or(ready) != 0;
+      if (early) issue(k + 1);
     }
-    if (ahead)
+    if (early)
       cp_async_wait<1>();
     else
       cp_async_wait<0>();
@@ -316,7 +327,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
         tile_product(acc, Li, Lj, warp_rm(), warp_cn());
       }
     }
-    if (k + 1 < kend && !ahead) {
+    if (k + 1 < kend && !early) {
       wait_done(f1 + k + 1, f2 + k + 1);
       issue(k + 1);
     }
@@ -366,34 +377,53 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   if (w == 0) {
     const int f = factor_tile_warp(sm.S);
     if (f != 0 && t == 0) atomicMin(info, i0 + f);
-  } else if (w >= 4 && two && j > 0) {
-    if (t == 128) spin(&done[(j + 1) * T + j - 1]);
+  } else if ((w <= 3 || w == 5) && two && j > 0) {
+    // Warps 1, 2, 3 and 5 (not warp 4: it shares warp 0's scheduler).
+    const int part = w == 5 ? 3 : w - 1, pt = 32 * part + t % 32;
+    if (pt == 0) spin(&done[(j + 1) * T + j - 1]);
     asm volatile("bar.sync 1, 128;" ::: "memory");
-    load_tile_async(sm.op[0][1], A, lda, j0 + TS, j0 - TS, 128, 128);
+    load_tile_async(sm.op[0][1], A, lda, j0 + TS, j0 - TS, t - pt, 128);
     cp_async_commit();
     cp_async_wait<0>();
     asm volatile("bar.sync 1, 128;" ::: "memory");
     float acc8[8][4];
     zero(acc8);
-    tile_product(acc8, sm.op[0][1], sm.op[0][0], 16 * (w - 4), 0);
-    fragment_out(sm.S2, kLd, sm.S2, kLd, -1.f, acc8, 16 * (w - 4), 0);
+    tile_product(acc8, sm.op[0][1], sm.op[0][0], 16 * part, 0);
+    fragment_out(sm.S2, kLd, sm.S2, kLd, -1.f, acc8, 16 * part, 0);
   }
   __syncthreads();
   st[2] = gtimer();
   if (t < TS) sm.rinv[t] = 1.f / sm.S[t * kLd + t];
-  // L(j, j) out and released first: the tile blocks of column j solve with it.
-  store_tile(sm.S, A, lda, i0, j0, true);
-  set_done(&done[j * T + j]);
+  __syncthreads();
   st[3] = gtimer();
-  if (two) {
-    solve_tile(sm.S2, sm.S, sm.rinv);
-    __syncthreads();
-    store_tile(sm.S2, A, lda, i0 + TS, j0, false);
-    set_done(&done[(j + 1) * T + j]);
-  }
+  // The tile below solved first, then both tiles out and released together
+  // (one fence on the chain instead of two).
+  if (two) solve_tile(sm.S2, sm.S, sm.rinv);
+  __syncthreads();
+  store_tile(sm.S, A, lda, i0, j0, true);
+  if (two) store_tile(sm.S2, A, lda, i0 + TS, j0, false);
+  set_done(&done[j * T + j], two ? &done[(j + 1) * T + j] : nullptr);
   st[4] = gtimer();
   if (t == 0 && stamps != nullptr)
     for (int p = 0; p < 5; ++p) stamps[5 * j + p] = st[p];
+}
+
+// The factorization's instruction-fetch probe: one warp factors the same
+// SPD tile `reps` times in a row (the tile reloaded each time), stamping
+// each; if the first pass is much slower than the later ones, the straight-
+// line code's fetch, not its arithmetic, sets the cost.
+__global__ void factor_fetch_probe(const float* A, int lda, int reps, unsigned long long* out) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  float* S = reinterpret_cast<float*>(smem_raw);
+  for (int rep = 0; rep < reps; ++rep) {
+    for (int e = threadIdx.x; e < TS * TS; e += 32) S[(e / TS) * kLd + e % TS] = A[(e % TS) + size_t(e / TS) * lda];
+    __syncwarp();
+    const unsigned long long t0 = gtimer();
+    const int f = factor_tile_warp(S);
+    __syncwarp();
+    const unsigned long long t1 = gtimer();
+    if (threadIdx.x == 0) out[rep] = t1 - t0 + (f != 0 ? 1000000000ull : 0ull);
+  }
 }
 
 }  // namespace
@@ -411,6 +441,25 @@ int main(int argc, char** argv) {
   const int smem = int(std::max(sizeof(Smem), size_t(120 * 1024)));
   auto kernel = dataflow_potrf_kernel<1>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  if (std::getenv("DF_FACTOR_PROBE") != nullptr) {
+    const int n = 64, reps = 4;
+    float* A0;
+    unsigned long long* out;
+    CK(cudaMalloc(&A0, sizeof(float) * n * n));
+    CK(cudaMalloc(&out, sizeof(unsigned long long) * reps));
+    probe_make_spd<<<16, 256, 0, s>>>(A0, n, 7);
+    CK(cudaFuncSetAttribute(factor_fetch_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kTile * 4));
+    for (int launch = 0; launch < 3; ++launch) {
+      factor_fetch_probe<<<1, 32, kTile * 4, s>>>(A0, n, reps, out);
+      CK(cudaStreamSynchronize(s));
+      unsigned long long h[reps];
+      CK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
+      std::printf("factor_tile_warp alone, launch %d, passes (us):", launch);
+      for (int r = 0; r < reps; ++r) std::printf(" %.2f", h[r] * 1e-3);
+      std::printf("\n");
+    }
+    return 0;
+  }
   for (int n : sizes) {
     if (n % TS != 0) {
       std::printf("n=%d: not a multiple of %d, skipped\n", n, TS);
@@ -436,6 +485,7 @@ int main(int argc, char** argv) {
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     int skip = 0;
+    const int ahead = std::getenv("DF_AHEAD") != nullptr ? std::atoi(std::getenv("DF_AHEAD")) : 2;
     auto run = [&](bool ours, bool stamp) {
       CK(cudaMemcpyAsync(ours ? A : R, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
       CK(cudaMemsetAsync(ticket, 0, sizeof(int), s));
@@ -445,7 +495,7 @@ int main(int argc, char** argv) {
       CK(cudaEventRecord(e0, s));
       if (ours)
         kernel<<<blocks, kThreads, smem, s>>>(A, n, T, ticket, done, info,
-                                              stamp ? stamps : nullptr, skip);
+                                              stamp ? stamps : nullptr, skip, ahead);
       else
         cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, R, n, work, lw, vinfo);
       CK(cudaEventRecord(e1, s));
@@ -498,8 +548,8 @@ int main(int argc, char** argv) {
           for (int p = 1; p < 5; ++p) part[p] += double(sj[p]) - double(sj[p - 1]);
         }
         const double c = 1e-3 / (je - jb);
-        std::printf("    j %d..%d: hop+load %.2f, diagonal update %.2f, factor %.2f, store+release %.2f, "
-                    "solve+store+release %.2f us\n", jb, je - 1, part[0] * c, part[1] * c, part[2] * c,
+        std::printf("    j %d..%d: hop+load %.2f, diagonal update %.2f, factor %.2f, rinv %.2f, "
+                    "solve+stores+release %.2f us\n", jb, je - 1, part[0] * c, part[1] * c, part[2] * c,
                     part[3] * c, part[4] * c);
       }
     };
