@@ -62,7 +62,6 @@ struct Smem {
   float op[2][2][kTile];  // [buffer][0: row block i, 1: row block j][kk * kLd + r] = L(r0 + r, k0 + kk)
   float S[kTile];         // S[c * kLd + r] = C(r, c)
   float S2[kTile];        // the head's second tile
-  float rinv[TS];
 };
 __device__ __forceinline__ unsigned long long gtimer() {
   unsigned long long t;
@@ -214,43 +213,59 @@ __device__ void store_tile(const float* S, float* A, int lda, int r0, int c0, bo
   }
 }
 
-// X L^T = C for the 64 x 64 tile C in S (column-major), L lower in Lt
-// (column-major), rinv[c] = 1 / L(c, c), by forward substitution: row
-// r = t / 4, part g = t % 4 owns columns 16 g .. 16 g + 15 in registers; X
-// goes back into S. The loop over the four 16-column parts is rolled, so the
-// code executed per tile is ~1/4 of a full unroll (instruction fetch).
-__device__ void solve_tile(float* S, const float* Lt, const float* rinv) {
-  const int t = threadIdx.x, r = t / 4, g = t % 4, src = (threadIdx.x & 31) & ~3;
-  float x[16];
+// W = L^-1 for L lower in D (column-major, stride kLd; its upper triangle
+// is not read), into W (column-major, zeros above the diagonal), by the
+// whole block, blocked by doubling: warp b inverts the 8 x 8 diagonal block b
+// (lane c < 8: column c, forward substitution), then for s = 8, 16, 32 each
+// pair of inverted blocks [A 0; B C] of order s gets its lower-left block
+// -C^-1 B A^-1 = -W_C (B W_A) in two passes through Tb (T = B W_A first).
+// Six barriers, rolled loops (the code stays small).
+__device__ void invert_tile(float* W, const float* D, float* Tb) {
+  const int t = threadIdx.x, w = t / 32, lane = t % 32;
+  if (lane < 8) {
+    const int b = 8 * w, c = lane;
+    float x[8];
 #pragma unroll
-  for (int q = 0; q < 16; ++q) x[q] = S[(16 * g + q) * kLd + r];
-#pragma unroll 1
-  for (int gi = 0; gi < 4; ++gi) {
+    for (int r = 0; r < 8; ++r) {
+      float acc = r == c ? 1.f : 0.f;
 #pragma unroll
-    for (int qi = 0; qi < 16; ++qi) {
-      const int col = 16 * gi + qi;
-      const float v = __shfl_sync(0xffffffffu, x[qi] * rinv[col], src | gi);
-      if (g == gi) x[qi] = v;
-      if (g >= gi) {
-#pragma unroll
-        for (int q4 = 0; q4 < 4; ++q4) {
-          const float4 m = *reinterpret_cast<const float4*>(&Lt[col * kLd + 16 * g + 4 * q4]);
-          const float mv[4] = {m.x, m.y, m.z, m.w};
-#pragma unroll
-          for (int e = 0; e < 4; ++e)
-            if (g > gi || 4 * q4 + e > qi) x[4 * q4 + e] -= v * mv[e];
-        }
-      }
+      for (int p = 0; p < r; ++p) acc -= D[(b + p) * kLd + b + r] * x[p];
+      x[r] = acc / D[(b + r) * kLd + b + r];
     }
-  }
 #pragma unroll
-  for (int q = 0; q < 16; ++q) S[(16 * g + q) * kLd + r] = x[q];
+    for (int r = 0; r < 8; ++r) W[(b + c) * kLd + b + r] = x[r];
+  }
+  __syncthreads();
+#pragma unroll 1
+  for (int s = 8; s < TS; s *= 2) {
+    const int ss = s * s;
+    // T(r, c) = sum_{q >= c} B(r, q) W_A(q, c) for every pair (32 s elements).
+    for (int e = t; e < 32 * s; e += kThreads) {
+      const int base = 2 * s * (e / ss), r = e % s, c = (e % ss) / s;
+      float acc = 0.f;
+      for (int q = c; q < s; ++q) acc += D[(base + q) * kLd + base + s + r] * W[(base + c) * kLd + base + q];
+      Tb[e] = acc;
+    }
+    __syncthreads();
+    // W(base + s + r, base + c) = -sum_{q <= r} W_C(r, q) T(q, c); the block
+    // above it (upper triangle) is zero.
+    for (int e = t; e < 32 * s; e += kThreads) {
+      const int base = 2 * s * (e / ss), r = e % s, c = (e % ss) / s;
+      const float* Te = Tb + (e / ss) * ss + c * s;
+      float acc = 0.f;
+      for (int q = 0; q <= r; ++q) acc += W[(base + s + q) * kLd + base + s + r] * Te[q];
+      W[(base + c) * kLd + base + s + r] = -acc;
+      W[(base + s + r) * kLd + base + c] = 0.f;
+    }
+    __syncthreads();
+  }
 }
 
 template <int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* info,
-                          unsigned long long* stamps, int skip_math, int ahead) {
+                          float* Wg, unsigned long long* stamps, int skip_math, int ahead,
+                          int seq) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(smem_raw);
   __shared__ int s_tile;
@@ -338,16 +353,18 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     fragment_out(sm.S2, kLd, A + i0 + TS + size_t(j0) * lda, lda, -1.f, acc2, warp_rm(), warp_cn());
 
   if (!head) {
-    // X L(j, j)^T = C: the diagonal tile into op[1][0] (column-major).
-    float* Lt = sm.op[1][0];
+    // X = C W^T, W = L(j, j)^-1 from the head of column j (workspace Wg).
+    float* Wt = sm.op[1][0];
     wait_done(&done[j * T + j], &done[j * T + j]);
-    load_tile_async(Lt, A, lda, j0, j0);
+    for (int e = t; e < TS * TS / 4; e += kThreads)
+      cp_async16n(Wt + (e / 16) * kLd + 4 * (e % 16), Wg + size_t(j) * TS * TS + 4 * e, 16);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
-    if (t < TS) sm.rinv[t] = 1.f / Lt[t * kLd + t];
+    zero(acc);
+    tile_product(acc, sm.S, Wt, warp_rm(), warp_cn());
     __syncthreads();
-    solve_tile(sm.S, Lt, sm.rinv);
+    fragment_out(sm.S, kLd, nullptr, 0, 1.f, acc, warp_rm(), warp_cn());
     __syncthreads();
     store_tile(sm.S, A, lda, i0, j0, false);
     set_done(&done[i * T + j]);
@@ -374,10 +391,11 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     st[0] = gtimer();
   }
   st[1] = gtimer();
+  const bool beside = two && j > 0 && !seq;  // the tile below updated beside the factorization
   if (w == 0) {
     const int f = factor_tile_warp(sm.S);
     if (f != 0 && t == 0) atomicMin(info, i0 + f);
-  } else if ((w <= 3 || w == 5) && two && j > 0) {
+  } else if ((w <= 3 || w == 5) && beside) {
     // Warps 1, 2, 3 and 5 (not warp 4: it shares warp 0's scheduler).
     const int part = w == 5 ? 3 : w - 1, pt = 32 * part + t % 32;
     if (pt == 0) spin(&done[(j + 1) * T + j - 1]);
@@ -393,14 +411,32 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   }
   __syncthreads();
   st[2] = gtimer();
-  if (t < TS) sm.rinv[t] = 1.f / sm.S[t * kLd + t];
-  __syncthreads();
+  float* W = sm.op[1][0];
+  invert_tile(W, sm.S, sm.op[1][1]);
+  if (two && j > 0 && seq) {
+    // The tile below's last update after the factorization, all warps.
+    wait_done(&done[(j + 1) * T + j - 1], &done[(j + 1) * T + j - 1]);
+    load_tile_async(sm.op[0][1], A, lda, j0 + TS, j0 - TS);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+    zero(acc);
+    tile_product(acc, sm.op[0][1], sm.op[0][0], warp_rm(), warp_cn());
+    fragment_out(sm.S2, kLd, sm.S2, kLd, -1.f, acc, warp_rm(), warp_cn());
+    __syncthreads();
+  }
   st[3] = gtimer();
-  // The tile below solved first, then both tiles out and released together
-  // (one fence on the chain instead of two).
-  if (two) solve_tile(sm.S2, sm.S, sm.rinv);
-  __syncthreads();
+  // The tile below as X = C W^T, then L(j, j), W and X out and released
+  // together.
+  if (two) {
+    zero(acc);
+    tile_product(acc, sm.S2, W, warp_rm(), warp_cn());
+    __syncthreads();
+    fragment_out(sm.S2, kLd, nullptr, 0, 1.f, acc, warp_rm(), warp_cn());
+  }
+  for (int e = t; e < TS * TS; e += kThreads) Wg[size_t(j) * TS * TS + e] = W[(e / TS) * kLd + e % TS];
   store_tile(sm.S, A, lda, i0, j0, true);
+  __syncthreads();
   if (two) store_tile(sm.S2, A, lda, i0 + TS, j0, false);
   set_done(&done[j * T + j], two ? &done[(j + 1) * T + j] : nullptr);
   st[4] = gtimer();
@@ -468,6 +504,7 @@ int main(int argc, char** argv) {
     const int T = n / TS, tiles = T * (T + 1) / 2, blocks = tiles - (T - 1);
     float *A0, *A, *R, *work;
     int *ticket, *done, *info, *vinfo;
+    float* Wg;
     unsigned long long* stamps;
     CK(cudaMalloc(&A0, sizeof(float) * n * n));
     CK(cudaMalloc(&A, sizeof(float) * n * n));
@@ -476,6 +513,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&done, sizeof(int) * T * T));
     CK(cudaMalloc(&info, sizeof(int)));
     CK(cudaMalloc(&vinfo, sizeof(int)));
+    CK(cudaMalloc(&Wg, sizeof(float) * TS * TS * T));
     CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 5 * T));
     probe_make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
@@ -485,7 +523,8 @@ int main(int argc, char** argv) {
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     int skip = 0;
-    const int ahead = std::getenv("DF_AHEAD") != nullptr ? std::atoi(std::getenv("DF_AHEAD")) : 2;
+    const int ahead = std::getenv("DF_AHEAD") != nullptr ? std::atoi(std::getenv("DF_AHEAD")) : 4;
+    const int seq = std::getenv("DF_SEQ") != nullptr ? std::atoi(std::getenv("DF_SEQ")) : 0;
     auto run = [&](bool ours, bool stamp) {
       CK(cudaMemcpyAsync(ours ? A : R, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
       CK(cudaMemsetAsync(ticket, 0, sizeof(int), s));
@@ -494,8 +533,8 @@ int main(int argc, char** argv) {
       CK(cudaMemcpyAsync(info, &big, sizeof(int), cudaMemcpyHostToDevice, s));
       CK(cudaEventRecord(e0, s));
       if (ours)
-        kernel<<<blocks, kThreads, smem, s>>>(A, n, T, ticket, done, info,
-                                              stamp ? stamps : nullptr, skip, ahead);
+        kernel<<<blocks, kThreads, smem, s>>>(A, n, T, ticket, done, info, Wg,
+                                              stamp ? stamps : nullptr, skip, ahead, seq);
       else
         cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, R, n, work, lw, vinfo);
       CK(cudaEventRecord(e1, s));
@@ -548,7 +587,7 @@ int main(int argc, char** argv) {
           for (int p = 1; p < 5; ++p) part[p] += double(sj[p]) - double(sj[p - 1]);
         }
         const double c = 1e-3 / (je - jb);
-        std::printf("    j %d..%d: hop+load %.2f, diagonal update %.2f, factor %.2f, rinv %.2f, "
+        std::printf("    j %d..%d: hop+load %.2f, diagonal update %.2f, factor %.2f, inverse %.2f, "
                     "solve+stores+release %.2f us\n", jb, je - 1, part[0] * c, part[1] * c, part[2] * c,
                     part[3] * c, part[4] * c);
       }
@@ -566,7 +605,7 @@ int main(int argc, char** argv) {
     std::printf("  products left out (timing only): %.3f ms\n", ts[ts.size() / 2]);
     chain("no products");
     for (void* p : {(void*)A0, (void*)A, (void*)R, (void*)work, (void*)ticket, (void*)done,
-                    (void*)info, (void*)vinfo, (void*)stamps})
+                    (void*)Wg, (void*)info, (void*)vinfo, (void*)stamps})
       CK(cudaFree(p));
   }
   return 0;
