@@ -374,7 +374,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   // The head's tail, on the chain. k = j - 1 for the diagonal tile needs
   // L(j, j - 1) (the previous head's); for the tile below it needs
   // L(j + 1, j - 1) (a tile block's), applied beside the factorization.
-  unsigned long long st[5];
+  unsigned long long st[5], cy[5];  // %globaltimer (ns) and clock64 (SM cycles)
   if (j > 0) {
     wait_done(&done[j * T + j - 1], &done[j * T + j - 1]);
     load_tile_async(sm.op[0][0], A, lda, j0, j0 - TS);
@@ -382,6 +382,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     cp_async_wait<0>();
     __syncthreads();
     st[0] = gtimer();
+    cy[0] = clock64();
     zero(acc);
     tile_product(acc, sm.op[0][0], sm.op[0][0], warp_rm(), warp_cn());
     fragment_out(sm.S, kLd, sm.S, kLd, -1.f, acc, warp_rm(), warp_cn());
@@ -389,8 +390,10 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   } else {
     __syncthreads();
     st[0] = gtimer();
+    cy[0] = clock64();
   }
   st[1] = gtimer();
+  cy[1] = clock64();
   const bool beside = two && j > 0 && !seq;  // the tile below updated beside the factorization
   if (w == 0) {
     const int f = factor_tile_warp(sm.S);
@@ -411,6 +414,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   }
   __syncthreads();
   st[2] = gtimer();
+  cy[2] = clock64();
   float* W = sm.op[1][0];
   invert_tile(W, sm.S, sm.op[1][1]);
   if (two && j > 0 && seq) {
@@ -426,6 +430,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     __syncthreads();
   }
   st[3] = gtimer();
+  cy[3] = clock64();
   // The tile below as X = C W^T, then L(j, j), W and X out and released
   // together.
   if (two) {
@@ -440,8 +445,12 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   if (two) store_tile(sm.S2, A, lda, i0 + TS, j0, false);
   set_done(&done[j * T + j], two ? &done[(j + 1) * T + j] : nullptr);
   st[4] = gtimer();
+  cy[4] = clock64();
   if (t == 0 && stamps != nullptr)
-    for (int p = 0; p < 5; ++p) stamps[5 * j + p] = st[p];
+    for (int p = 0; p < 5; ++p) {
+      stamps[5 * j + p] = st[p];
+      stamps[5 * (T + j) + p] = cy[p];
+    }
 }
 
 // The factorization's instruction-fetch probe: one warp factors the same
@@ -454,11 +463,14 @@ __global__ void factor_fetch_probe(const float* A, int lda, int reps, unsigned l
   for (int rep = 0; rep < reps; ++rep) {
     for (int e = threadIdx.x; e < TS * TS; e += 32) S[(e / TS) * kLd + e % TS] = A[(e % TS) + size_t(e / TS) * lda];
     __syncwarp();
-    const unsigned long long t0 = gtimer();
+    const unsigned long long t0 = gtimer(), c0 = clock64();
     const int f = factor_tile_warp(S);
     __syncwarp();
-    const unsigned long long t1 = gtimer();
-    if (threadIdx.x == 0) out[rep] = t1 - t0 + (f != 0 ? 1000000000ull : 0ull);
+    const unsigned long long t1 = gtimer(), c1 = clock64();
+    if (threadIdx.x == 0) {
+      out[2 * rep] = t1 - t0 + (f != 0 ? 1000000000ull : 0ull);
+      out[2 * rep + 1] = c1 - c0;
+    }
   }
 }
 
@@ -482,16 +494,16 @@ int main(int argc, char** argv) {
     float* A0;
     unsigned long long* out;
     CK(cudaMalloc(&A0, sizeof(float) * n * n));
-    CK(cudaMalloc(&out, sizeof(unsigned long long) * reps));
+    CK(cudaMalloc(&out, sizeof(unsigned long long) * 2 * reps));
     probe_make_spd<<<16, 256, 0, s>>>(A0, n, 7);
     CK(cudaFuncSetAttribute(factor_fetch_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kTile * 4));
     for (int launch = 0; launch < 3; ++launch) {
       factor_fetch_probe<<<1, 32, kTile * 4, s>>>(A0, n, reps, out);
       CK(cudaStreamSynchronize(s));
-      unsigned long long h[reps];
+      unsigned long long h[2 * reps];
       CK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
-      std::printf("factor_tile_warp alone, launch %d, passes (us):", launch);
-      for (int r = 0; r < reps; ++r) std::printf(" %.2f", h[r] * 1e-3);
+      std::printf("factor_tile_warp alone, launch %d, passes (us / cycles):", launch);
+      for (int r = 0; r < reps; ++r) std::printf(" %.2f / %llu", h[2 * r] * 1e-3, h[2 * r + 1]);
       std::printf("\n");
     }
     return 0;
@@ -514,7 +526,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&info, sizeof(int)));
     CK(cudaMalloc(&vinfo, sizeof(int)));
     CK(cudaMalloc(&Wg, sizeof(float) * TS * TS * T));
-    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 5 * T));
+    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 10 * T));
     probe_make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
     cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, R, n, &lw);
@@ -573,8 +585,8 @@ int main(int argc, char** argv) {
     // below beside it), L(j, j) stored and released, the tile below solved,
     // stored and released.
     auto chain = [&](const char* what) {
-      std::vector<unsigned long long> st(5 * T);
-      CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * 5 * T, cudaMemcpyDeviceToHost));
+      std::vector<unsigned long long> st(10 * T);
+      CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * 10 * T, cudaMemcpyDeviceToHost));
       const double span = (st[5 * (T - 1) + 4] - st[0]) * 1e-3;
       std::printf("  %s: chain %.1f us from column 0's start to the end, %.2f us per tile column\n",
                   what, span, span / T);
@@ -590,6 +602,13 @@ int main(int argc, char** argv) {
         std::printf("    j %d..%d: hop+load %.2f, diagonal update %.2f, factor %.2f, inverse %.2f, "
                     "solve+stores+release %.2f us\n", jb, je - 1, part[0] * c, part[1] * c, part[2] * c,
                     part[3] * c, part[4] * c);
+        double cyc[5] = {0, 0, 0, 0, 0};  // the same parts in SM cycles (clock64), within a column
+        for (int j = jb; j < je; ++j)
+          for (int p = 1; p < 5; ++p) cyc[p] += double(st[5 * (T + j) + p] - st[5 * (T + j) + p - 1]);
+        std::printf("      cycles: diagonal update %.0f, factor %.0f, inverse %.0f, solve+stores+release %.0f;"
+                    " clock %.2f GHz\n", cyc[1] / (je - jb), cyc[2] / (je - jb), cyc[3] / (je - jb),
+                    cyc[4] / (je - jb), (cyc[1] + cyc[2] + cyc[3] + cyc[4]) /
+                    (part[1] + part[2] + part[3] + part[4]));
       }
     };
     std::printf("n=%d tiles=%d smem=%d: dataflow %.3f ms, cusolver %.3f ms (ratio %.2fx), "
