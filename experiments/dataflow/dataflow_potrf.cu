@@ -265,7 +265,7 @@ template <int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* info,
                           float* Wg, unsigned long long* stamps, int skip_math, int ahead,
-                          int seq) {
+                          int seq, int twice) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(smem_raw);
   __shared__ int s_tile;
@@ -395,8 +395,23 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   st[1] = gtimer();
   cy[1] = clock64();
   const bool beside = two && j > 0 && !seq;  // the tile below updated beside the factorization
+  unsigned long long cy_mid = 0;
   if (w == 0) {
-    const int f = factor_tile_warp(sm.S);
+    // Experiment (DF_TWICE=1): factor a copy first, with the same code (one
+    // inlined copy, run twice), so that the timed factorization finds its
+    // instructions already fetched.
+    float* scratch = sm.op[1][0];
+    if (twice) {
+      for (int e = t; e < kTile; e += 32) scratch[e] = sm.S[e];
+      __syncwarp();
+    }
+    int f = 0;
+#pragma unroll 1
+    for (int pass = twice ? 0 : 1; pass < 2; ++pass) {
+      f = factor_tile_warp(pass == 0 ? scratch : sm.S);
+      __syncwarp();
+      if (pass == 0) cy_mid = clock64();
+    }
     if (f != 0 && t == 0) atomicMin(info, i0 + f);
   } else if ((w <= 3 || w == 5) && beside) {
     // Warps 1, 2, 3 and 5 (not warp 4: it shares warp 0's scheduler).
@@ -450,6 +465,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     for (int p = 0; p < 5; ++p) {
       stamps[5 * j + p] = st[p];
       stamps[5 * (T + j) + p] = cy[p];
+      stamps[10 * T + j] = cy_mid;
     }
 }
 
@@ -472,6 +488,30 @@ __global__ void factor_fetch_probe(const float* A, int lda, int reps, unsigned l
       out[2 * rep + 1] = c1 - c0;
     }
   }
+}
+
+// Load beside the fetch probe (DF_FACTOR_PROBE=2): every other SM runs one
+// block that, until *stop is set, either streams loads through L2 (kind 1),
+// polls one word with ld.acquire + __nanosleep as the dataflow kernel's
+// waiting blocks do (kind 2), or spins on FMAs with no memory traffic (kind 3).
+__global__ void hog_kernel(const float* buf, size_t len, const int* stop, int kind, float* sink) {
+  float acc = 0.f;
+  size_t e = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
+  for (int it = 0;; ++it) {
+    if ((it & 63) == 0 && load_acquire(stop) != 0) break;
+    if (kind == 1) {
+      const float4 v = __ldcg(reinterpret_cast<const float4*>(buf + e));
+      acc += v.x + v.y + v.z + v.w;
+      e = (e + size_t(gridDim.x) * blockDim.x * 4) % len;
+    } else if (kind == 2) {
+      if (threadIdx.x == 0) acc += float(load_acquire(stop + 1));
+      __nanosleep(32);
+    } else {
+#pragma unroll 16
+      for (int q = 0; q < 64; ++q) acc = fmaf(acc, 0.999f, 1.f);
+    }
+  }
+  if (acc == 12345.f) *sink = acc;
 }
 
 }  // namespace
@@ -497,14 +537,36 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&out, sizeof(unsigned long long) * 2 * reps));
     probe_make_spd<<<16, 256, 0, s>>>(A0, n, 7);
     CK(cudaFuncSetAttribute(factor_fetch_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kTile * 4));
-    for (int launch = 0; launch < 3; ++launch) {
-      factor_fetch_probe<<<1, 32, kTile * 4, s>>>(A0, n, reps, out);
-      CK(cudaStreamSynchronize(s));
-      unsigned long long h[2 * reps];
-      CK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
-      std::printf("factor_tile_warp alone, launch %d, passes (us / cycles):", launch);
-      for (int r = 0; r < reps; ++r) std::printf(" %.2f / %llu", h[2 * r] * 1e-3, h[2 * r + 1]);
-      std::printf("\n");
+    const int mode = std::atoi(std::getenv("DF_FACTOR_PROBE"));
+    float* buf;
+    int* stop;
+    const size_t len = size_t(16) << 20;  // 64 MB of floats: streams through L2
+    CK(cudaMalloc(&buf, sizeof(float) * len));
+    CK(cudaMemset(buf, 0, sizeof(float) * len));
+    CK(cudaMalloc(&stop, 2 * sizeof(int)));
+    CK(cudaFuncSetAttribute(hog_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+    cudaStream_t s2;
+    CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    for (int kind = 0; kind <= (mode == 2 ? 3 : 0); ++kind) {
+      CK(cudaMemset(stop, 0, 2 * sizeof(int)));
+      CK(cudaDeviceSynchronize());
+      // 200 KB of shared memory per hog block: nothing else fits beside it,
+      // so the probe runs on the one SM left.
+      if (kind > 0) hog_kernel<<<131, 256, 200 * 1024, s2>>>(buf, len, stop, kind, buf);
+      for (int launch = 0; launch < 3; ++launch) {
+        factor_fetch_probe<<<1, 32, kTile * 4, s>>>(A0, n, reps, out);
+        CK(cudaStreamSynchronize(s));
+        unsigned long long h[2 * reps];
+        CK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
+        std::printf("factor_tile_warp, %s, launch %d, passes (us / cycles):",
+                    kind == 0 ? "alone" : kind == 1 ? "beside L2 streaming" : kind == 2 ? "beside pollers" : "beside FMA spinners",
+                    launch);
+        for (int r = 0; r < reps; ++r) std::printf(" %.2f / %llu", h[2 * r] * 1e-3, h[2 * r + 1]);
+        std::printf("\n");
+      }
+      const int one = 1;
+      CK(cudaMemcpy(stop, &one, sizeof(int), cudaMemcpyHostToDevice));
+      CK(cudaDeviceSynchronize());
     }
     return 0;
   }
@@ -526,7 +588,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&info, sizeof(int)));
     CK(cudaMalloc(&vinfo, sizeof(int)));
     CK(cudaMalloc(&Wg, sizeof(float) * TS * TS * T));
-    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 10 * T));
+    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 11 * T));
     probe_make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
     cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, R, n, &lw);
@@ -537,6 +599,7 @@ int main(int argc, char** argv) {
     int skip = 0;
     const int ahead = std::getenv("DF_AHEAD") != nullptr ? std::atoi(std::getenv("DF_AHEAD")) : 4;
     const int seq = std::getenv("DF_SEQ") != nullptr ? std::atoi(std::getenv("DF_SEQ")) : 0;
+    const int twice = std::getenv("DF_TWICE") != nullptr ? std::atoi(std::getenv("DF_TWICE")) : 0;
     auto run = [&](bool ours, bool stamp) {
       CK(cudaMemcpyAsync(ours ? A : R, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
       CK(cudaMemsetAsync(ticket, 0, sizeof(int), s));
@@ -546,7 +609,7 @@ int main(int argc, char** argv) {
       CK(cudaEventRecord(e0, s));
       if (ours)
         kernel<<<blocks, kThreads, smem, s>>>(A, n, T, ticket, done, info, Wg,
-                                              stamp ? stamps : nullptr, skip, ahead, seq);
+                                              stamp ? stamps : nullptr, skip, ahead, seq, twice);
       else
         cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, R, n, work, lw, vinfo);
       CK(cudaEventRecord(e1, s));
@@ -585,8 +648,8 @@ int main(int argc, char** argv) {
     // below beside it), L(j, j) stored and released, the tile below solved,
     // stored and released.
     auto chain = [&](const char* what) {
-      std::vector<unsigned long long> st(10 * T);
-      CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * 10 * T, cudaMemcpyDeviceToHost));
+      std::vector<unsigned long long> st(11 * T);
+      CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * 11 * T, cudaMemcpyDeviceToHost));
       const double span = (st[5 * (T - 1) + 4] - st[0]) * 1e-3;
       std::printf("  %s: chain %.1f us from column 0's start to the end, %.2f us per tile column\n",
                   what, span, span / T);
@@ -609,6 +672,15 @@ int main(int argc, char** argv) {
                     " clock %.2f GHz\n", cyc[1] / (je - jb), cyc[2] / (je - jb), cyc[3] / (je - jb),
                     cyc[4] / (je - jb), (cyc[1] + cyc[2] + cyc[3] + cyc[4]) /
                     (part[1] + part[2] + part[3] + part[4]));
+        if (twice) {
+          double first = 0, second = 0;
+          for (int j = jb; j < je; ++j) {
+            first += double(st[10 * T + j] - st[5 * (T + j) + 1]);
+            second += double(st[5 * (T + j) + 2] - st[10 * T + j]);
+          }
+          std::printf("      DF_TWICE: first factorization (with the copy) %.0f cycles, second %.0f\n",
+                      first / (je - jb), second / (je - jb));
+        }
       }
     };
     std::printf("n=%d tiles=%d smem=%d: dataflow %.3f ms, cusolver %.3f ms (ratio %.2fx), "
