@@ -1,34 +1,44 @@
-// A tile-dataflow Cholesky probe (lower, float, n % 64 == 0), the design
-// cuSOLVER's spotrf runs at n <= 4096 (docs/cholesky.md, session 31): ONE
-// launch, one 256-thread block per 64 x 64 tile of the lower triangle, tiles
-// taken in column-major order, each tile left-looking:
-//   C = A(i, j) - sum_{k < j} L(i, k) L(j, k)^T   (waits for tiles (i, k), (j, k))
-//   i == j: C = chol(C)                            (in shared memory)
-//   i >  j: C = C L(j, j)^-T                       (waits for tile (j, j))
-// and a done flag per tile. Blocks take their tile from a ticket counter
-// (atomicAdd), so a tile is only ever waited for after a running block has
-// taken it: every wait ends even if the hardware dispatched blocks out of
-// order.
+// A tile-dataflow Cholesky probe (lower, float, n % 64 == 0): ONE launch,
+// 256-thread blocks over the 64 x 64 tiles of the lower triangle, each block
+// taking its tile from a ticket counter (atomicAdd), a done flag per tile.
+// It is the design cuSOLVER's spotrf runs at n <= 4096 (docs/cholesky.md,
+// session 31); this file is session 32's seventh version of it. Per tile
+// column j (tile products in 3xTF32 mma.sync, operands double buffered by
+// cp.async):
+//  - the head block owns tiles (j, j) and (j + 1, j): it accumulates both
+//    over k < j - 1, then (its tail, the critical chain) applies k = j - 1 to
+//    the diagonal tile with L(j, j - 1) from the previous head, factors it
+//    with one warp (factor_tile_warp), meanwhile applies k = j - 1 to the
+//    tile below on warps 1-3 and 5 (DF_SEQ=1: after the factorization, all
+//    warps), inverts L(j, j) (invert_tile), solves the tile below as
+//    X = C W^T, and releases L(j, j), W = L(j, j)^-1 (workspace) and X;
+//  - every other tile (i, j), i >= j + 2, accumulates over k < j, waits for
+//    the head's release and solves itself as X = C W^T.
+// Heads are ticketed DF_AHEAD (default 4) columns early (a head's
+// accumulation is two tiles'). A block waits only for earlier tickets, except
+// a head for tile (j + 1, j - 1), fewer tickets ahead than resident blocks,
+// so every wait ends (argued at the ticket map).
 //
-// What it is for: the first measurement of session 31's sketch. Its
-// arithmetic is plain (CUDA-core FMAs, shared-memory operands, a diagonal
-// factorization with two barriers per column), so its absolute time says
-// little; what it shows is the critical chain per 64 columns when the
-// accumulation runs beside it in the same grid, without streams or
-// partitions: the stamps give, per tile column, when the diagonal tile was
-// done.
-//
-// PREPARED IN SESSION 31, NOT YET RUN: the device time of that session was
-// spent; it compiles here (nvcc 13.0, sm_90), nothing more is known.
+// What was measured (H200, session 32; docs/cholesky.md has the tables):
+// 4096 in 2.23 ms (cuSOLVER 1.52). The second version (33afaff: the diagonal
+// tile and the tile below it in separate blocks, solves by substitution) ran
+// 1.46 and 1.59 ms in two calls (1.04x, 0.95x) and stays the fastest.
+// compute-sanitizer: memcheck and synccheck clean; racecheck clean with
+// DF_SEQ=1, 33 hazards reported in the default mode (the named barrier of
+// warps 1-3 and 5), not resolved. Per tile column the chain costs
+// ~33 us here against a ~19 us target: the cold warp factorization 18-24 k
+// cycles (13-14.7 k when its code was fetched before, DF_TWICE=1; 10.6 k on
+// an idle GPU, fetch_probe.cu), the inverse ~22 k, the solve and stores
+// ~10.5 k.
 //
 // Build (from the repository root):
-//   nvcc -O3 -std=c++17 -arch=sm_90 experiments/dataflow/dataflow_potrf.cu -lcusolver \
-//     -o .carry/dataflow_potrf
-// Run: ./dataflow_potrf [n ...]   (default 2048 4096; n a multiple of 64)
-// Prints per n: the median of 10 runs and cuSOLVER's, the largest difference
-// between the two factors relative to max |L|, info, and the chain: when each
-// diagonal tile was done (us from the kernel's first stamp), per 8 tile
-// columns.
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/dataflow_potrf.cu \
+//     -lcusolver -o .carry/dataflow_potrf
+// Run: ./dataflow_potrf [n ...]   (default 2048 4096). Prints per n the median
+// of 10 runs and cuSOLVER's, max |L - L_cusolver| / max |L|, info, and the
+// chain per quarter of the tile columns (the head's tail in us and in SM
+// cycles); then the same without the accumulations ("products left out",
+// timing only). Switches: DF_AHEAD, DF_SEQ, DF_TWICE (above).
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
@@ -40,21 +50,11 @@
 #include <vector>
 
 #include "../common/probe_util.cuh"
-#include "dla/core/cuda_cp_async.cuh"
-#include "dla/core/cuda_tf32.cuh"
+#include "dataflow_tiles.cuh"
 
 namespace {
 
-using dla::cuda::detail::cp_async16n;
-using dla::cuda::detail::cp_async_commit;
-using dla::cuda::detail::cp_async_wait;
-using dla::cuda::detail::mma_tf32x3_n4;
-using dla::cuda::detail::split_tf32;
-
-constexpr int TS = 64;        // tile order
-constexpr int kThreads = 256;
-constexpr int kLd = TS + 8;   // shared row stride (floats): fragment loads on bank 8 t + g
-constexpr int kTile = TS * kLd;
+using namespace dataflow;
 
 // Shared memory of a tile block: operand pairs (double buffered) and the
 // tile being finished, all column-major with stride kLd.
@@ -63,204 +63,6 @@ struct Smem {
   float S[kTile];         // S[c * kLd + r] = C(r, c)
   float S2[kTile];        // the head's second tile
 };
-__device__ __forceinline__ unsigned long long gtimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__device__ __forceinline__ int load_acquire(const int* flag) {
-  int v;
-  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void spin(const int* flag) {
-  while (load_acquire(flag) == 0) __nanosleep(32);
-}
-
-// Thread 0 waits for both flags (acquire), then the block passes a barrier.
-__device__ void wait_done(const int* f1, const int* f2) {
-  if (threadIdx.x == 0) {
-    spin(f1);
-    spin(f2);
-  }
-  __syncthreads();
-}
-
-// Every thread's stores are done (barrier), then thread 0 releases the
-// flags (f2 may be null).
-__device__ void set_done(int* f1, int* f2 = nullptr) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(f1), "r"(1) : "memory");
-    if (f2 != nullptr) asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(f2), "r"(1) : "memory");
-  }
-}
-
-// The 64 x 64 tile at (r0, c0) of column-major A (leading dimension lda)
-// into dst[kk * kLd + r] by cp.async.cg (L2: another SM wrote it during this
-// kernel), issued by `nthr` threads from thread `first`; no commit.
-__device__ void load_tile_async(float* dst, const float* A, int lda, int r0, int c0,
-                                int first = 0, int nthr = kThreads) {
-  const int me = threadIdx.x - first;
-  for (int v = me; v < TS * TS / 4; v += nthr) {
-    const int kk = v / (TS / 4), r = 4 * (v % (TS / 4));
-    cp_async16n(dst + kk * kLd + r, A + (r0 + r) + size_t(c0 + kk) * lda, 16);
-  }
-}
-
-// acc += Li Lj^T for rows rm .. rm + 15 and columns cn .. cn + 8 NP - 1 of
-// one 64-deep operand pair (3xTF32 mma.sync m16n8k8): acc[nj][e] holds
-// (rm + g + 8 (e >> 1), cn + 8 nj + 2 t + (e & 1)), lane = 4 g + t.
-template <int NP>
-__device__ __forceinline__ void tile_product(float (&acc)[NP][4], const float* Li, const float* Lj,
-                                             int rm, int cn) {
-  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-#pragma unroll 2
-  for (int kk = 0; kk < TS; kk += 8) {
-    unsigned ah[4], al[4], bh[NP][2], bl[NP][2];
-#pragma unroll
-    for (int r = 0; r < 4; ++r)
-      split_tf32(Li[(kk + t + 4 * (r >> 1)) * kLd + rm + g + 8 * (r & 1)], ah[r], al[r]);
-#pragma unroll
-    for (int nj = 0; nj < NP; ++nj)
-#pragma unroll
-      for (int r = 0; r < 2; ++r)
-        split_tf32(Lj[(kk + t + 4 * r) * kLd + cn + 8 * nj + g], bh[nj][r], bl[nj][r]);
-#pragma unroll
-    for (int n4 = 0; n4 < NP; n4 += 4) mma_tf32x3_n4(&acc[n4], ah, al, &bh[n4], &bl[n4]);
-  }
-}
-
-template <int NP>
-__device__ __forceinline__ void zero(float (&acc)[NP][4]) {
-#pragma unroll
-  for (int a = 0; a < NP; ++a)
-#pragma unroll
-    for (int b = 0; b < 4; ++b) acc[a][b] = 0.f;
-}
-
-// The 8-warp layout of a 64 x 64 tile: warp w owns rows 16 (w % 4) .. + 15
-// and columns 32 (w / 4) .. + 31.
-__device__ __forceinline__ int warp_rm() { return 16 * ((threadIdx.x / 32) % 4); }
-__device__ __forceinline__ int warp_cn() { return 32 * (threadIdx.x / 128); }
-
-// dst(r, c) = (src ? src(r, c) : 0) + sign * acc for the fragment's elements
-// (dst, src: column-major tiles with stride ld; may alias).
-template <int NP>
-__device__ __forceinline__ void fragment_out(float* dst, int ld, const float* src, int lds,
-                                             float sign, const float (&acc)[NP][4], int rm,
-                                             int cn) {
-  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-#pragma unroll
-  for (int nj = 0; nj < NP; ++nj)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * t + (e & 1);
-      const float base = src != nullptr ? src[size_t(c) * lds + r] : 0.f;
-      dst[size_t(c) * ld + r] = base + sign * acc[nj][e];
-    }
-}
-
-// Right-looking Cholesky of S's lower triangle by one warp: lane l holds
-// rows l (columns < 32) and l + 32 in registers; column q of L goes to S,
-// and the lanes read it back (broadcast) for the rank-1 update. Returns the
-// failing column + 1, or 0.
-__device__ int factor_tile_warp(float* S) {
-  const int l = threadIdx.x % 32;
-  float x0[32], x1[64];
-#pragma unroll
-  for (int c = 0; c < 32; ++c) x0[c] = S[c * kLd + l];
-#pragma unroll
-  for (int c = 0; c < 64; ++c) x1[c] = S[c * kLd + l + 32];
-#pragma unroll
-  for (int q = 0; q < 64; ++q) {
-    const float piv = __shfl_sync(0xffffffffu, q < 32 ? x0[q] : x1[q], q & 31);
-    if (!(piv > 0.f)) return q + 1;  // uniform
-    const float inv = rsqrtf(piv), d = piv * inv;
-    if (q < 32) {
-      x0[q] = l > q ? x0[q] * inv : (l == q ? d : x0[q]);
-      S[q * kLd + l] = x0[q];
-    }
-    x1[q] = l + 32 > q ? x1[q] * inv : (l + 32 == q ? d : x1[q]);
-    S[q * kLd + l + 32] = x1[q];
-    __syncwarp();
-#pragma unroll
-    for (int c4 = (q + 1) / 4; c4 < 16; ++c4) {
-      const float4 v = *reinterpret_cast<const float4*>(&S[q * kLd + 4 * c4]);
-      const float vv[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int c = 4 * c4 + e;
-        if (c > q) {
-          if (c < 32) x0[c] -= x0[q] * vv[e];
-          x1[c] -= x1[q] * vv[e];
-        }
-      }
-    }
-  }
-  return 0;
-}
-
-// The tile in S (column-major, stride kLd) back to A (all of it, or its
-// lower triangle).
-__device__ void store_tile(const float* S, float* A, int lda, int r0, int c0, bool lower) {
-  for (int e = threadIdx.x; e < TS * TS; e += kThreads) {
-    const int r = e % TS, p = e / TS;
-    if (!lower || r >= p) A[(r0 + r) + size_t(c0 + p) * lda] = S[p * kLd + r];
-  }
-}
-
-// W = L^-1 for L lower in D (column-major, stride kLd; its upper triangle
-// is not read), into W (column-major, zeros above the diagonal), by the
-// whole block, blocked by doubling: warp b inverts the 8 x 8 diagonal block b
-// (lane c < 8: column c, forward substitution), then for s = 8, 16, 32 each
-// pair of inverted blocks [A 0; B C] of order s gets its lower-left block
-// -C^-1 B A^-1 = -W_C (B W_A) in two passes through Tb (T = B W_A first).
-// Six barriers, rolled loops (the code stays small).
-__device__ void invert_tile(float* W, const float* D, float* Tb) {
-  const int t = threadIdx.x, w = t / 32, lane = t % 32;
-  if (lane < 8) {
-    const int b = 8 * w, c = lane;
-    float x[8];
-#pragma unroll
-    for (int r = 0; r < 8; ++r) {
-      float acc = r == c ? 1.f : 0.f;
-#pragma unroll
-      for (int p = 0; p < r; ++p) acc -= D[(b + p) * kLd + b + r] * x[p];
-      x[r] = acc / D[(b + r) * kLd + b + r];
-    }
-#pragma unroll
-    for (int r = 0; r < 8; ++r) W[(b + c) * kLd + b + r] = x[r];
-  }
-  __syncthreads();
-#pragma unroll 1
-  for (int s = 8; s < TS; s *= 2) {
-    const int ss = s * s;
-    // T(r, c) = sum_{q >= c} B(r, q) W_A(q, c) for every pair (32 s elements).
-    for (int e = t; e < 32 * s; e += kThreads) {
-      const int base = 2 * s * (e / ss), r = e % s, c = (e % ss) / s;
-      float acc = 0.f;
-      for (int q = c; q < s; ++q) acc += D[(base + q) * kLd + base + s + r] * W[(base + c) * kLd + base + q];
-      Tb[e] = acc;
-    }
-    __syncthreads();
-    // W(base + s + r, base + c) = -sum_{q <= r} W_C(r, q) T(q, c); the block
-    // above it (upper triangle) is zero.
-    for (int e = t; e < 32 * s; e += kThreads) {
-      const int base = 2 * s * (e / ss), r = e % s, c = (e % ss) / s;
-      const float* Te = Tb + (e / ss) * ss + c * s;
-      float acc = 0.f;
-      for (int q = 0; q <= r; ++q) acc += W[(base + s + q) * kLd + base + s + r] * Te[q];
-      W[(base + c) * kLd + base + s + r] = -acc;
-      W[(base + s + r) * kLd + base + c] = 0.f;
-    }
-    __syncthreads();
-  }
-}
-
 template <int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     dataflow_potrf_kernel(float* A, int lda, int T, int* ticket, int* done, int* info,
@@ -469,51 +271,6 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     }
 }
 
-// The factorization's instruction-fetch probe: one warp factors the same
-// SPD tile `reps` times in a row (the tile reloaded each time), stamping
-// each; if the first pass is much slower than the later ones, the straight-
-// line code's fetch, not its arithmetic, sets the cost.
-__global__ void factor_fetch_probe(const float* A, int lda, int reps, unsigned long long* out) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  float* S = reinterpret_cast<float*>(smem_raw);
-  for (int rep = 0; rep < reps; ++rep) {
-    for (int e = threadIdx.x; e < TS * TS; e += 32) S[(e / TS) * kLd + e % TS] = A[(e % TS) + size_t(e / TS) * lda];
-    __syncwarp();
-    const unsigned long long t0 = gtimer(), c0 = clock64();
-    const int f = factor_tile_warp(S);
-    __syncwarp();
-    const unsigned long long t1 = gtimer(), c1 = clock64();
-    if (threadIdx.x == 0) {
-      out[2 * rep] = t1 - t0 + (f != 0 ? 1000000000ull : 0ull);
-      out[2 * rep + 1] = c1 - c0;
-    }
-  }
-}
-
-// Load beside the fetch probe (DF_FACTOR_PROBE=2): every other SM runs one
-// block that, until *stop is set, either streams loads through L2 (kind 1),
-// polls one word with ld.acquire + __nanosleep as the dataflow kernel's
-// waiting blocks do (kind 2), or spins on FMAs with no memory traffic (kind 3).
-__global__ void hog_kernel(const float* buf, size_t len, const int* stop, int kind, float* sink) {
-  float acc = 0.f;
-  size_t e = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
-  for (int it = 0;; ++it) {
-    if ((it & 63) == 0 && load_acquire(stop) != 0) break;
-    if (kind == 1) {
-      const float4 v = __ldcg(reinterpret_cast<const float4*>(buf + e));
-      acc += v.x + v.y + v.z + v.w;
-      e = (e + size_t(gridDim.x) * blockDim.x * 4) % len;
-    } else if (kind == 2) {
-      if (threadIdx.x == 0) acc += float(load_acquire(stop + 1));
-      __nanosleep(32);
-    } else {
-#pragma unroll 16
-      for (int q = 0; q < 64; ++q) acc = fmaf(acc, 0.999f, 1.f);
-    }
-  }
-  if (acc == 12345.f) *sink = acc;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -529,47 +286,6 @@ int main(int argc, char** argv) {
   const int smem = int(std::max(sizeof(Smem), size_t(120 * 1024)));
   auto kernel = dataflow_potrf_kernel<1>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  if (std::getenv("DF_FACTOR_PROBE") != nullptr) {
-    const int n = 64, reps = 4;
-    float* A0;
-    unsigned long long* out;
-    CK(cudaMalloc(&A0, sizeof(float) * n * n));
-    CK(cudaMalloc(&out, sizeof(unsigned long long) * 2 * reps));
-    probe_make_spd<<<16, 256, 0, s>>>(A0, n, 7);
-    CK(cudaFuncSetAttribute(factor_fetch_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kTile * 4));
-    const int mode = std::atoi(std::getenv("DF_FACTOR_PROBE"));
-    float* buf;
-    int* stop;
-    const size_t len = size_t(16) << 20;  // 64 MB of floats: streams through L2
-    CK(cudaMalloc(&buf, sizeof(float) * len));
-    CK(cudaMemset(buf, 0, sizeof(float) * len));
-    CK(cudaMalloc(&stop, 2 * sizeof(int)));
-    CK(cudaFuncSetAttribute(hog_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-    cudaStream_t s2;
-    CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-    for (int kind = 0; kind <= (mode == 2 ? 3 : 0); ++kind) {
-      CK(cudaMemset(stop, 0, 2 * sizeof(int)));
-      CK(cudaDeviceSynchronize());
-      // 200 KB of shared memory per hog block: nothing else fits beside it,
-      // so the probe runs on the one SM left.
-      if (kind > 0) hog_kernel<<<131, 256, 200 * 1024, s2>>>(buf, len, stop, kind, buf);
-      for (int launch = 0; launch < 3; ++launch) {
-        factor_fetch_probe<<<1, 32, kTile * 4, s>>>(A0, n, reps, out);
-        CK(cudaStreamSynchronize(s));
-        unsigned long long h[2 * reps];
-        CK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
-        std::printf("factor_tile_warp, %s, launch %d, passes (us / cycles):",
-                    kind == 0 ? "alone" : kind == 1 ? "beside L2 streaming" : kind == 2 ? "beside pollers" : "beside FMA spinners",
-                    launch);
-        for (int r = 0; r < reps; ++r) std::printf(" %.2f / %llu", h[2 * r] * 1e-3, h[2 * r + 1]);
-        std::printf("\n");
-      }
-      const int one = 1;
-      CK(cudaMemcpy(stop, &one, sizeof(int), cudaMemcpyHostToDevice));
-      CK(cudaDeviceSynchronize());
-    }
-    return 0;
-  }
   for (int n : sizes) {
     if (n % TS != 0) {
       std::printf("n=%d: not a multiple of %d, skipped\n", n, TS);

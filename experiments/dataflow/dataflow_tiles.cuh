@@ -1,0 +1,224 @@
+#pragma once
+// The tile operations of the dataflow Cholesky probe (dataflow_potrf.cu) and
+// of its instruction-fetch probe (fetch_probe.cu): 64 x 64 float tiles in
+// shared memory, column-major with stride kLd, 256-thread blocks.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "dla/core/cuda_cp_async.cuh"
+#include "dla/core/cuda_tf32.cuh"
+
+namespace dataflow {
+
+
+using dla::cuda::detail::cp_async16n;
+using dla::cuda::detail::cp_async_commit;
+using dla::cuda::detail::cp_async_wait;
+using dla::cuda::detail::mma_tf32x3_n4;
+using dla::cuda::detail::split_tf32;
+
+constexpr int TS = 64;        // tile order
+constexpr int kThreads = 256;
+constexpr int kLd = TS + 8;   // shared row stride (floats): fragment loads on bank 8 t + g
+constexpr int kTile = TS * kLd;
+
+__device__ __forceinline__ unsigned long long gtimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ int load_acquire(const int* flag) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void spin(const int* flag) {
+  while (load_acquire(flag) == 0) __nanosleep(32);
+}
+
+// Thread 0 waits for both flags (acquire), then the block passes a barrier.
+__device__ inline void wait_done(const int* f1, const int* f2) {
+  if (threadIdx.x == 0) {
+    spin(f1);
+    spin(f2);
+  }
+  __syncthreads();
+}
+
+// Every thread's stores are done (barrier), then thread 0 releases the
+// flags (f2 may be null).
+__device__ inline void set_done(int* f1, int* f2 = nullptr) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(f1), "r"(1) : "memory");
+    if (f2 != nullptr) asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(f2), "r"(1) : "memory");
+  }
+}
+
+// The 64 x 64 tile at (r0, c0) of column-major A (leading dimension lda)
+// into dst[kk * kLd + r] by cp.async.cg (L2: another SM wrote it during this
+// kernel), issued by `nthr` threads from thread `first`; no commit.
+__device__ inline void load_tile_async(float* dst, const float* A, int lda, int r0, int c0,
+                                int first = 0, int nthr = kThreads) {
+  const int me = threadIdx.x - first;
+  for (int v = me; v < TS * TS / 4; v += nthr) {
+    const int kk = v / (TS / 4), r = 4 * (v % (TS / 4));
+    cp_async16n(dst + kk * kLd + r, A + (r0 + r) + size_t(c0 + kk) * lda, 16);
+  }
+}
+
+// acc += Li Lj^T for rows rm .. rm + 15 and columns cn .. cn + 8 NP - 1 of
+// one 64-deep operand pair (3xTF32 mma.sync m16n8k8): acc[nj][e] holds
+// (rm + g + 8 (e >> 1), cn + 8 nj + 2 t + (e & 1)), lane = 4 g + t.
+template <int NP>
+__device__ __forceinline__ void tile_product(float (&acc)[NP][4], const float* Li, const float* Lj,
+                                             int rm, int cn) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll 2
+  for (int kk = 0; kk < TS; kk += 8) {
+    unsigned ah[4], al[4], bh[NP][2], bl[NP][2];
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      split_tf32(Li[(kk + t + 4 * (r >> 1)) * kLd + rm + g + 8 * (r & 1)], ah[r], al[r]);
+#pragma unroll
+    for (int nj = 0; nj < NP; ++nj)
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+        split_tf32(Lj[(kk + t + 4 * r) * kLd + cn + 8 * nj + g], bh[nj][r], bl[nj][r]);
+#pragma unroll
+    for (int n4 = 0; n4 < NP; n4 += 4) mma_tf32x3_n4(&acc[n4], ah, al, &bh[n4], &bl[n4]);
+  }
+}
+
+template <int NP>
+__device__ __forceinline__ void zero(float (&acc)[NP][4]) {
+#pragma unroll
+  for (int a = 0; a < NP; ++a)
+#pragma unroll
+    for (int b = 0; b < 4; ++b) acc[a][b] = 0.f;
+}
+
+// The 8-warp layout of a 64 x 64 tile: warp w owns rows 16 (w % 4) .. + 15
+// and columns 32 (w / 4) .. + 31.
+__device__ __forceinline__ int warp_rm() { return 16 * ((threadIdx.x / 32) % 4); }
+__device__ __forceinline__ int warp_cn() { return 32 * (threadIdx.x / 128); }
+
+// dst(r, c) = (src ? src(r, c) : 0) + sign * acc for the fragment's elements
+// (dst, src: column-major tiles with stride ld; may alias).
+template <int NP>
+__device__ __forceinline__ void fragment_out(float* dst, int ld, const float* src, int lds,
+                                             float sign, const float (&acc)[NP][4], int rm,
+                                             int cn) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int nj = 0; nj < NP; ++nj)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * t + (e & 1);
+      const float base = src != nullptr ? src[size_t(c) * lds + r] : 0.f;
+      dst[size_t(c) * ld + r] = base + sign * acc[nj][e];
+    }
+}
+
+// Right-looking Cholesky of S's lower triangle by one warp: lane l holds
+// rows l (columns < 32) and l + 32 in registers; column q of L goes to S,
+// and the lanes read it back (broadcast) for the rank-1 update. Returns the
+// failing column + 1, or 0.
+__device__ inline int factor_tile_warp(float* S) {
+  const int l = threadIdx.x % 32;
+  float x0[32], x1[64];
+#pragma unroll
+  for (int c = 0; c < 32; ++c) x0[c] = S[c * kLd + l];
+#pragma unroll
+  for (int c = 0; c < 64; ++c) x1[c] = S[c * kLd + l + 32];
+#pragma unroll
+  for (int q = 0; q < 64; ++q) {
+    const float piv = __shfl_sync(0xffffffffu, q < 32 ? x0[q] : x1[q], q & 31);
+    if (!(piv > 0.f)) return q + 1;  // uniform
+    const float inv = rsqrtf(piv), d = piv * inv;
+    if (q < 32) {
+      x0[q] = l > q ? x0[q] * inv : (l == q ? d : x0[q]);
+      S[q * kLd + l] = x0[q];
+    }
+    x1[q] = l + 32 > q ? x1[q] * inv : (l + 32 == q ? d : x1[q]);
+    S[q * kLd + l + 32] = x1[q];
+    __syncwarp();
+#pragma unroll
+    for (int c4 = (q + 1) / 4; c4 < 16; ++c4) {
+      const float4 v = *reinterpret_cast<const float4*>(&S[q * kLd + 4 * c4]);
+      const float vv[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int c = 4 * c4 + e;
+        if (c > q) {
+          if (c < 32) x0[c] -= x0[q] * vv[e];
+          x1[c] -= x1[q] * vv[e];
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+// The tile in S (column-major, stride kLd) back to A (all of it, or its
+// lower triangle).
+__device__ inline void store_tile(const float* S, float* A, int lda, int r0, int c0, bool lower) {
+  for (int e = threadIdx.x; e < TS * TS; e += kThreads) {
+    const int r = e % TS, p = e / TS;
+    if (!lower || r >= p) A[(r0 + r) + size_t(c0 + p) * lda] = S[p * kLd + r];
+  }
+}
+
+// W = L^-1 for L lower in D (column-major, stride kLd; its upper triangle
+// is not read), into W (column-major, zeros above the diagonal), by the
+// whole block, blocked by doubling: warp b inverts the 8 x 8 diagonal block b
+// (lane c < 8: column c, forward substitution), then for s = 8, 16, 32 each
+// pair of inverted blocks [A 0; B C] of order s gets its lower-left block
+// -C^-1 B A^-1 = -W_C (B W_A) in two passes through Tb (T = B W_A first).
+// Six barriers, rolled loops (the code stays small).
+__device__ inline void invert_tile(float* W, const float* D, float* Tb) {
+  const int t = threadIdx.x, w = t / 32, lane = t % 32;
+  if (lane < 8) {
+    const int b = 8 * w, c = lane;
+    float x[8];
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+      float acc = r == c ? 1.f : 0.f;
+#pragma unroll
+      for (int p = 0; p < r; ++p) acc -= D[(b + p) * kLd + b + r] * x[p];
+      x[r] = acc / D[(b + r) * kLd + b + r];
+    }
+#pragma unroll
+    for (int r = 0; r < 8; ++r) W[(b + c) * kLd + b + r] = x[r];
+  }
+  __syncthreads();
+#pragma unroll 1
+  for (int s = 8; s < TS; s *= 2) {
+    const int ss = s * s;
+    // T(r, c) = sum_{q >= c} B(r, q) W_A(q, c) for every pair (32 s elements).
+    for (int e = t; e < 32 * s; e += kThreads) {
+      const int base = 2 * s * (e / ss), r = e % s, c = (e % ss) / s;
+      float acc = 0.f;
+      for (int q = c; q < s; ++q) acc += D[(base + q) * kLd + base + s + r] * W[(base + c) * kLd + base + q];
+      Tb[e] = acc;
+    }
+    __syncthreads();
+    // W(base + s + r, base + c) = -sum_{q <= r} W_C(r, q) T(q, c); the block
+    // above it (upper triangle) is zero.
+    for (int e = t; e < 32 * s; e += kThreads) {
+      const int base = 2 * s * (e / ss), r = e % s, c = (e % ss) / s;
+      const float* Te = Tb + (e / ss) * ss + c * s;
+      float acc = 0.f;
+      for (int q = 0; q <= r; ++q) acc += W[(base + s + q) * kLd + base + s + r] * Te[q];
+      W[(base + c) * kLd + base + s + r] = -acc;
+      W[(base + s + r) * kLd + base + c] = 0.f;
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace dataflow
