@@ -173,52 +173,38 @@ __device__ inline void store_tile(const float* S, float* A, int lda, int r0, int
   }
 }
 
-// W = L^-1 for L lower in D (column-major, stride kLd; its upper triangle
-// is not read), into W (column-major, zeros above the diagonal), by the
-// whole block, blocked by doubling: warp b inverts the 8 x 8 diagonal block b
-// (lane c < 8: column c, forward substitution), then for s = 8, 16, 32 each
-// pair of inverted blocks [A 0; B C] of order s gets its lower-left block
-// -C^-1 B A^-1 = -W_C (B W_A) in two passes through Tb (T = B W_A first).
-// Six barriers, rolled loops (the code stays small).
-__device__ inline void invert_tile(float* W, const float* D, float* Tb) {
-  const int t = threadIdx.x, w = t / 32, lane = t % 32;
-  if (lane < 8) {
-    const int b = 8 * w, c = lane;
-    float x[8];
+// X L^T = C for the 64 x 64 tile C in S (column-major), L lower in Lt
+// (column-major), rinv[c] = 1 / L(c, c), by forward substitution: row
+// r = t / 4, part g = t % 4 owns columns 16 g .. 16 g + 15 in registers; X
+// goes back into S. Roll: the loop over the four 16-column parts is rolled
+// (a quarter of the code; the fully unrolled form is ~2 k instructions).
+template <bool Roll>
+__device__ inline void solve_tile(float* S, const float* Lt, const float* rinv) {
+  const int t = threadIdx.x, r = t / 4, g = t % 4, src = (threadIdx.x & 31) & ~3;
+  float x[16];
 #pragma unroll
-    for (int r = 0; r < 8; ++r) {
-      float acc = r == c ? 1.f : 0.f;
+  for (int q = 0; q < 16; ++q) x[q] = S[(16 * g + q) * kLd + r];
+#pragma unroll(Roll ? 1 : 4)
+  for (int gi = 0; gi < 4; ++gi) {
 #pragma unroll
-      for (int p = 0; p < r; ++p) acc -= D[(b + p) * kLd + b + r] * x[p];
-      x[r] = acc / D[(b + r) * kLd + b + r];
+    for (int qi = 0; qi < 16; ++qi) {
+      const int col = 16 * gi + qi;
+      const float v = __shfl_sync(0xffffffffu, x[qi] * rinv[col], src | gi);
+      if (g == gi) x[qi] = v;
+      if (g >= gi) {
+#pragma unroll
+        for (int q4 = 0; q4 < 4; ++q4) {
+          const float4 m = *reinterpret_cast<const float4*>(&Lt[col * kLd + 16 * g + 4 * q4]);
+          const float mv[4] = {m.x, m.y, m.z, m.w};
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (g > gi || 4 * q4 + e > qi) x[4 * q4 + e] -= v * mv[e];
+        }
+      }
     }
-#pragma unroll
-    for (int r = 0; r < 8; ++r) W[(b + c) * kLd + b + r] = x[r];
   }
-  __syncthreads();
-#pragma unroll 1
-  for (int s = 8; s < TS; s *= 2) {
-    const int ss = s * s;
-    // T(r, c) = sum_{q >= c} B(r, q) W_A(q, c) for every pair (32 s elements).
-    for (int e = t; e < 32 * s; e += kThreads) {
-      const int base = 2 * s * (e / ss), r = e % s, c = (e % ss) / s;
-      float acc = 0.f;
-      for (int q = c; q < s; ++q) acc += D[(base + q) * kLd + base + s + r] * W[(base + c) * kLd + base + q];
-      Tb[e] = acc;
-    }
-    __syncthreads();
-    // W(base + s + r, base + c) = -sum_{q <= r} W_C(r, q) T(q, c); the block
-    // above it (upper triangle) is zero.
-    for (int e = t; e < 32 * s; e += kThreads) {
-      const int base = 2 * s * (e / ss), r = e % s, c = (e % ss) / s;
-      const float* Te = Tb + (e / ss) * ss + c * s;
-      float acc = 0.f;
-      for (int q = 0; q <= r; ++q) acc += W[(base + s + q) * kLd + base + s + r] * Te[q];
-      W[(base + c) * kLd + base + s + r] = -acc;
-      W[(base + s + r) * kLd + base + c] = 0.f;
-    }
-    __syncthreads();
-  }
+#pragma unroll
+  for (int q = 0; q < 16; ++q) S[(16 * g + q) * kLd + r] = x[q];
 }
 
 }  // namespace dataflow
