@@ -16,8 +16,8 @@
 // factor an identity, so that the factorization's ~66 KB of unrolled code is
 // fetched before the chain needs it (session 32: cold it costs ~17-20 k
 // cycles more); DF_ROLL=1 takes the solve's rolled form. A diagonal tile waits
-// only for tiles of its own row, whose blocks wait only for earlier tickets,
-// so every wait ends while fewer tickets lie between than blocks are resident.
+// only for tiles of its own row, which never wait for later tickets, so every
+// wait ends (the argument is at the ticket map).
 //
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/dataflow_potrf.cu \
@@ -71,9 +71,12 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   if (t == 0) s_tile = atomicAdd(ticket, 1);
   __syncthreads();
   // Ticket -> tile: for c = 0, 1, ...: the diagonal tile (c, c), then the
-  // tiles below the diagonal of column c - ahead. A diagonal tile waits only
-  // for tiles of its own row, whose blocks wait only for earlier tickets; with
-  // fewer tickets between than resident blocks, every wait ends.
+  // tiles below the diagonal of column c - ahead. A tile below the diagonal
+  // waits only for earlier tickets (tiles of earlier columns and its column's
+  // diagonal tile, which waits only for tiles of earlier columns ticketed
+  // before it). Only diagonal blocks wait for later tickets, at most
+  // ahead + 1 of them at a time, far fewer than the resident blocks, so
+  // every wait ends.
   int j = -1, i = -1, rest = s_tile;
   for (int c = 0; j < 0; ++c) {
     if (c < T) {

@@ -11,7 +11,6 @@
 
 namespace dataflow {
 
-
 using dla::cuda::detail::cp_async16n;
 using dla::cuda::detail::cp_async_commit;
 using dla::cuda::detail::cp_async_wait;
@@ -63,7 +62,7 @@ __device__ inline void set_done(int* f1, int* f2 = nullptr) {
 // into dst[kk * kLd + r] by cp.async.cg (L2: another SM wrote it during this
 // kernel), issued by `nthr` threads from thread `first`; no commit.
 __device__ inline void load_tile_async(float* dst, const float* A, int lda, int r0, int c0,
-                                int first = 0, int nthr = kThreads) {
+                                       int first = 0, int nthr = kThreads) {
   const int me = threadIdx.x - first;
   for (int v = me; v < TS * TS / 4; v += nthr) {
     const int kk = v / (TS / 4), r = 4 * (v % (TS / 4));
@@ -166,7 +165,8 @@ __device__ inline int factor_tile_warp(float* S) {
 
 // The tile in S (column-major, stride kLd) back to A (all of it, or its
 // lower triangle).
-__device__ inline void store_tile(const float* S, float* A, int lda, int r0, int c0, bool lower) {
+__device__ inline void store_tile(const float* S, float* A, int lda, int r0, int c0,
+                                  bool lower) {
   for (int e = threadIdx.x; e < TS * TS; e += kThreads) {
     const int r = e % TS, p = e / TS;
     if (!lower || r >= p) A[(r0 + r) + size_t(c0 + p) * lda] = S[p * kLd + r];
