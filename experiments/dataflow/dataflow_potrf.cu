@@ -14,7 +14,7 @@
 // Switches (environment): DF_AHEAD=c tickets each diagonal tile c columns
 // early (default 0: column-major order); DF_WARM=1 lets a diagonal block first
 // factor an identity, so that the factorization's ~66 KB of unrolled code is
-// fetched before the chain needs it (session 32: cold it costs ~17-20 k
+// fetched before the chain needs it (session 32: cold it costs ~13-21 k
 // cycles more); DF_ROLL=1 takes the solve's rolled form. A diagonal tile waits
 // only for tiles of its own row, which never wait for later tickets, so every
 // wait ends (the argument is at the ticket map).

@@ -11,7 +11,7 @@
 // case, the first pass of the first launch 13 k. So neither L2 traffic nor
 // pollers nor busy neighbours slow it, and its ~69 KB of straight-line code
 // refetched each pass costs nothing on an idle path; inside the dataflow
-// kernel the same code cold takes 30-35 k cycles (DF_TWICE there).
+// kernel the same code cold took 26.5-35.5 k cycles (DF_TWICE in v7, ea37be9).
 //
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/fetch_probe.cu \
