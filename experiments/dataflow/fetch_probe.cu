@@ -9,9 +9,11 @@
 //                      dataflow kernel's waiting blocks do, or spin on FMAs.
 // Measured on the H200 (session 32): 10.6-11.4 k cycles per pass in every
 // case, the first pass of the first launch 13 k. So neither L2 traffic nor
-// pollers nor busy neighbours slow it, and its ~69 KB of straight-line code
-// refetched each pass costs nothing on an idle path; inside the dataflow
-// kernel the same code cold took 26.5-35.5 k cycles (DF_TWICE in v7, ea37be9).
+// pollers nor busy neighbours on other SMs slow it, and its ~66 KB of
+// straight-line code, once fetched, stays fetched from pass to pass and from
+// launch to launch. Inside the dataflow kernel, where the first block on an
+// SM to run it meets it cold, the same code took 26.5-35.5 k cycles, and
+// 13.0-14.8 k when run a second time (DF_TWICE in v7, ea37be9).
 //
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/fetch_probe.cu \
