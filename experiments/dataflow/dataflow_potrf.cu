@@ -304,6 +304,10 @@ int main(int argc, char** argv) {
     for (void* p : {(void*)A0, (void*)A, (void*)R, (void*)work, (void*)ticket, (void*)done,
                     (void*)info, (void*)vinfo, (void*)stamps})
       CK(cudaFree(p));
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
   }
+  cusolverDnDestroy(h);
+  CK(cudaStreamDestroy(s));
   return 0;
 }
