@@ -13,11 +13,13 @@
 //    substitution (solve_tile).
 // Switches (environment): DF_AHEAD=c tickets each diagonal tile c columns
 // early (default 0: column-major order); DF_WARM=1 lets a diagonal block first
-// factor an identity, so that the factorization's ~66 KB of unrolled code is
+// factor an identity, so that the factorization's ~70 KB of unrolled code is
 // fetched before the chain needs it (session 32: cold it costs ~13-21 k
-// cycles more); DF_ROLL=1 takes the solve's rolled form. A diagonal tile waits
-// only for tiles of its own row, which never wait for later tickets, so every
-// wait ends (the argument is at the ticket map).
+// cycles more); DF_ROLL=1 takes the solve's rolled form; DF_FROLL=16, 8 or 4
+// takes the factorization with that many steps in its code
+// (factor_tile_warp_rolled: 52.6, 32.4, 20.4 KB against 71.7; not yet run).
+// A diagonal tile waits only for tiles of its own row, which never wait for
+// later tickets, so every wait ends (the argument is at the ticket map).
 //
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/dataflow_potrf.cu \
@@ -57,6 +59,7 @@ struct Options {
   int ahead;  // diagonal tiles ticketed this many columns early
   int warm;   // a diagonal block first factors an identity (instruction fetch)
   int roll;   // the solve's rolled form
+  int froll;  // the factorization: 0 fully unrolled, or 16 / 8 / 4 steps in the code
   int skip;   // products left out (timing only)
 };
 
@@ -101,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     // Fetch the factorization's code now, on an identity (never fails).
     for (int e = t; e < kTile; e += 32) sm.S[e] = e % kLd == e / kLd ? 1.f : 0.f;
     __syncwarp();
-    factor_tile_warp(sm.S);
+    factor_tile(sm.S, opt.froll);
   }
   float acc[4][4];
   zero(acc);
@@ -146,7 +149,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   if (diag) {
     const unsigned long long s0 = gtimer(), c0 = clock64();
     if (t < 32) {
-      const int f = factor_tile_warp(sm.S);
+      const int f = factor_tile(sm.S, opt.froll);
       if (f != 0 && t == 0) atomicMin(info, i0 + f);
     }
     const unsigned long long c1 = clock64();
@@ -221,7 +224,7 @@ int main(int argc, char** argv) {
       const char* v = std::getenv(name);
       return v != nullptr ? std::atoi(v) : fallback;
     };
-    Options opt{env("DF_AHEAD", 0), env("DF_WARM", 0), env("DF_ROLL", 0), 0};
+    Options opt{env("DF_AHEAD", 0), env("DF_WARM", 0), env("DF_ROLL", 0), env("DF_FROLL", 0), 0};
     auto run = [&](bool ours, bool stamp) {
       CK(cudaMemcpyAsync(ours ? A : R, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
       CK(cudaMemsetAsync(ticket, 0, sizeof(int), s));
@@ -288,7 +291,7 @@ int main(int argc, char** argv) {
                     jb, je - 1, solve * c, acc * c, chol * c, cyc / (je - jb));
       }
     };
-    std::printf("ahead %d warm %d roll %d: ", opt.ahead, opt.warm, opt.roll);
+    std::printf("ahead %d warm %d roll %d froll %d: ", opt.ahead, opt.warm, opt.roll, opt.froll);
     std::printf("n=%d tiles=%d smem=%d: dataflow %.3f ms, cusolver %.3f ms (ratio %.2fx), "
                 "max |L - L_cusolver| / max |L| = %.2e, info %s\n",
                 n, tiles, smem, med[0], med[1], med[1] / med[0], diff / mx,

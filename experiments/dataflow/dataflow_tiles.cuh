@@ -163,6 +163,78 @@ __device__ inline int factor_tile_warp(float* S) {
   return 0;
 }
 
+// factor_tile_warp with B of its 64 steps in the code: the columns run as
+// 64 / B rolled blocks of B unrolled steps, and after each block the
+// registers shift down by B columns (x1[k] = x1[k + B]), so that the current
+// block always sits at compile-time indices 0 .. B - 1. Each step updates
+// every later column in range (predicated by block), so it issues ~1.75x (B =
+// 16) to ~2.5x (B = 4) the full unroll's FMAs for less code (session 32: the
+// full unroll's ~70 KB cost 7-11 us to fetch cold). SASS bytes in a one-warp
+// test kernel (readelf on a cubin): full 71.7 KB; B = 16, 8, 4: 52.6, 32.4,
+// 20.4 KB. The index arithmetic was checked against a float64
+// Cholesky by a lane-by-lane host simulation for B = 16, 8, 4; NOT yet run on
+// a GPU.
+template <int B>
+__device__ inline int factor_tile_warp_rolled(float* S) {
+  static_assert(B % 4 == 0 && 32 % B == 0, "B: 4, 8, 16 or 32");
+  const int l = threadIdx.x % 32;
+  float x0[32], x1[64];
+#pragma unroll
+  for (int c = 0; c < 32; ++c) x0[c] = S[c * kLd + l];
+#pragma unroll
+  for (int c = 0; c < 64; ++c) x1[c] = S[c * kLd + l + 32];
+#pragma unroll 1
+  for (int qb = 0; qb < 64 / B; ++qb) {
+    const bool lo = B * qb < 32;  // rows < 32 still have columns to factor
+    const int lim = 64 - B * qb;  // relative columns still in the tile
+#pragma unroll
+    for (int qi = 0; qi < B; ++qi) {
+      const int q = B * qb + qi;
+      const float piv = __shfl_sync(0xffffffffu, lo ? x0[qi] : x1[qi], q & 31);
+      if (!(piv > 0.f)) return q + 1;  // uniform
+      const float inv = rsqrtf(piv), d = piv * inv;
+      if (lo) {
+        x0[qi] = l > q ? x0[qi] * inv : (l == q ? d : x0[qi]);
+        S[q * kLd + l] = x0[qi];
+      }
+      x1[qi] = l + 32 > q ? x1[qi] * inv : (l + 32 == q ? d : x1[qi]);
+      S[q * kLd + l + 32] = x1[qi];
+      __syncwarp();
+#pragma unroll
+      for (int c4 = (qi + 1) / 4; c4 < 16; ++c4) {
+        if (4 * c4 < lim) {
+          const float4 v = *reinterpret_cast<const float4*>(&S[q * kLd + B * qb + 4 * c4]);
+          const float vv[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int k = 4 * c4 + e;
+            if (k > qi) {
+              if (k < 32 && lo && k < 32 - B * qb) x0[k] -= x0[qi] * vv[e];
+              x1[k] -= x1[qi] * vv[e];
+            }
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k + B < 64; ++k) x1[k] = x1[k + B];
+#pragma unroll
+    for (int k = 0; k + B < 32; ++k) x0[k] = x0[k + B];
+  }
+  return 0;
+}
+
+// The factorization by `froll`: 0 the full unroll, 16 / 8 / 4 the rolled
+// forms.
+__device__ inline int factor_tile(float* S, int froll) {
+  switch (froll) {
+    case 16: return factor_tile_warp_rolled<16>(S);
+    case 8: return factor_tile_warp_rolled<8>(S);
+    case 4: return factor_tile_warp_rolled<4>(S);
+    default: return factor_tile_warp(S);
+  }
+}
+
 // The tile in S (column-major, stride kLd) back to A (all of it, or its
 // lower triangle).
 __device__ inline void store_tile(const float* S, float* A, int lda, int r0, int c0,

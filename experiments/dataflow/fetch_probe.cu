@@ -18,11 +18,18 @@
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/fetch_probe.cu \
 //     -o .carry/fetch_probe
+// Run: ./fetch_probe [hogs] [0 | 16 | 8 | 4]: the load beside it, and which
+// factorization (the full unroll, or factor_tile_warp_rolled<B>); it also
+// prints the last pass's factor against a float64 Cholesky of the tile (the
+// first GPU check of the rolled forms, which have not run yet).
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "../common/probe_util.cuh"
 #include "dataflow_tiles.cuh"
@@ -35,14 +42,16 @@ using namespace dataflow;
 // SPD tile `reps` times in a row (the tile reloaded each time), stamping
 // each; if the first pass is much slower than the later ones, the straight-
 // line code's fetch, not its arithmetic, sets the cost.
-__global__ void factor_fetch_probe(const float* A, int lda, int reps, unsigned long long* out) {
+__global__ void factor_fetch_probe(const float* A, int lda, int reps, int froll,
+                                   unsigned long long* out, float* L) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   float* S = reinterpret_cast<float*>(smem_raw);
   for (int rep = 0; rep < reps; ++rep) {
-    for (int e = threadIdx.x; e < TS * TS; e += 32) S[(e / TS) * kLd + e % TS] = A[(e % TS) + size_t(e / TS) * lda];
+    for (int e = threadIdx.x; e < TS * TS; e += 32)
+      S[(e / TS) * kLd + e % TS] = A[(e % TS) + size_t(e / TS) * lda];
     __syncwarp();
     const unsigned long long t0 = gtimer(), c0 = clock64();
-    const int f = factor_tile_warp(S);
+    const int f = factor_tile(S, froll);
     __syncwarp();
     const unsigned long long t1 = gtimer(), c1 = clock64();
     if (threadIdx.x == 0) {
@@ -50,6 +59,7 @@ __global__ void factor_fetch_probe(const float* A, int lda, int reps, unsigned l
       out[2 * rep + 1] = c1 - c0;
     }
   }
+  for (int e = threadIdx.x; e < TS * TS; e += 32) L[e] = S[(e / TS) * kLd + e % TS];
 }
 
 // Load beside the fetch probe (`fetch_probe hogs`): every other SM runs one
@@ -79,13 +89,24 @@ __global__ void hog_kernel(const float* buf, size_t len, const int* stop, int ki
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool hogs = argc > 1 && std::strcmp(argv[1], "hogs") == 0;
+  // Arguments: "hogs" (the loads beside), a number (the factorization:
+  // 0 full unroll, 16 / 8 / 4 rolled).
+  bool hogs = false;
+  int froll = 0;
+  for (int a = 1; a < argc; ++a) {
+    if (std::strcmp(argv[a], "hogs") == 0)
+      hogs = true;
+    else
+      froll = std::atoi(argv[a]);
+  }
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   const int n = 64, reps = 4;
   float* A0;
+  float* L;
   unsigned long long* out;
   CK(cudaMalloc(&A0, sizeof(float) * n * n));
+  CK(cudaMalloc(&L, sizeof(float) * n * n));
   CK(cudaMalloc(&out, sizeof(unsigned long long) * 2 * reps));
   probe_make_spd<<<16, 256, 0, s>>>(A0, n, 7);
   CK(cudaFuncSetAttribute(factor_fetch_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kTile * 4));
@@ -105,11 +126,11 @@ int main(int argc, char** argv) {
     // so the probe runs on the one SM left.
     if (kind > 0) hog_kernel<<<131, 256, 200 * 1024, s2>>>(buf, len, stop, kind, buf);
     for (int launch = 0; launch < 3; ++launch) {
-      factor_fetch_probe<<<1, 32, kTile * 4, s>>>(A0, n, reps, out);
+      factor_fetch_probe<<<1, 32, kTile * 4, s>>>(A0, n, reps, froll, out, L);
       CK(cudaStreamSynchronize(s));
       unsigned long long h[2 * reps];
       CK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
-      std::printf("factor_tile_warp, %s, launch %d, passes (us / cycles):",
+      std::printf("factorization %d, %s, launch %d, passes (us / cycles):", froll,
                   kind == 0   ? "alone"
                   : kind == 1 ? "beside L2 streaming"
                   : kind == 2 ? "beside pollers"
@@ -122,5 +143,26 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(stop, &one, sizeof(int), cudaMemcpyHostToDevice));
     CK(cudaDeviceSynchronize());
   }
+  // The factor against a float64 Cholesky of the same tile.
+  std::vector<float> hA(n * n), hL(n * n);
+  CK(cudaMemcpy(hA.data(), A0, sizeof(float) * n * n, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(hL.data(), L, sizeof(float) * n * n, cudaMemcpyDeviceToHost));
+  std::vector<double> R(n * n, 0.0);
+  double err = 0, mx = 0;
+  for (int j = 0; j < n; ++j) {
+    double d = hA[j + j * n];
+    for (int k = 0; k < j; ++k) d -= R[j + k * n] * R[j + k * n];
+    R[j + j * n] = std::sqrt(d);
+    for (int i = j + 1; i < n; ++i) {
+      double v = hA[i + j * n];
+      for (int k = 0; k < j; ++k) v -= R[i + k * n] * R[j + k * n];
+      R[i + j * n] = v / R[j + j * n];
+    }
+    for (int i = j; i < n; ++i) {
+      err = std::max(err, std::fabs(double(hL[i + j * n]) - R[i + j * n]));
+      mx = std::max(mx, std::fabs(R[i + j * n]));
+    }
+  }
+  std::printf("factorization %d: max |L - L_float64| / max |L| = %.2e\n", froll, err / mx);
   return 0;
 }
