@@ -17,7 +17,7 @@
 // fetched before the chain needs it (session 32: cold it costs ~13-21 k
 // cycles more); DF_ROLL=1 takes the solve's rolled form; DF_FROLL=16, 8 or 4
 // takes the factorization with that many steps in its code
-// (factor_tile_warp_rolled: 52.6, 32.4, 20.4 KB against 71.7; not yet run).
+// (factor_tile_warp_rolled: 51.1, 31.5, 20.1 KB against 71.7; not yet run).
 // A diagonal tile waits only for tiles of its own row, which never wait for
 // later tickets, so every wait ends (the argument is at the ticket map).
 //

@@ -126,57 +126,22 @@ __device__ __forceinline__ void fragment_out(float* dst, int ld, const float* sr
 // Right-looking Cholesky of S's lower triangle by one warp: lane l holds
 // rows l (columns < 32) and l + 32 in registers; column q of L goes to S,
 // and the lanes read it back (broadcast) for the rank-1 update. Returns the
-// failing column + 1, or 0.
-__device__ inline int factor_tile_warp(float* S) {
-  const int l = threadIdx.x % 32;
-  float x0[32], x1[64];
-#pragma unroll
-  for (int c = 0; c < 32; ++c) x0[c] = S[c * kLd + l];
-#pragma unroll
-  for (int c = 0; c < 64; ++c) x1[c] = S[c * kLd + l + 32];
-#pragma unroll
-  for (int q = 0; q < 64; ++q) {
-    const float piv = __shfl_sync(0xffffffffu, q < 32 ? x0[q] : x1[q], q & 31);
-    if (!(piv > 0.f)) return q + 1;  // uniform
-    const float inv = rsqrtf(piv), d = piv * inv;
-    if (q < 32) {
-      x0[q] = l > q ? x0[q] * inv : (l == q ? d : x0[q]);
-      S[q * kLd + l] = x0[q];
-    }
-    x1[q] = l + 32 > q ? x1[q] * inv : (l + 32 == q ? d : x1[q]);
-    S[q * kLd + l + 32] = x1[q];
-    __syncwarp();
-#pragma unroll
-    for (int c4 = (q + 1) / 4; c4 < 16; ++c4) {
-      const float4 v = *reinterpret_cast<const float4*>(&S[q * kLd + 4 * c4]);
-      const float vv[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int c = 4 * c4 + e;
-        if (c > q) {
-          if (c < 32) x0[c] -= x0[q] * vv[e];
-          x1[c] -= x1[q] * vv[e];
-        }
-      }
-    }
-  }
-  return 0;
-}
-
-// factor_tile_warp with B of its 64 steps in the code: the columns run as
-// 64 / B rolled blocks of B unrolled steps, and after each block the
+// failing column + 1, or 0. B of the 64 steps are in the code: the columns
+// run as 64 / B rolled blocks of B unrolled steps, and after each block the
 // registers shift down by B columns (x1[k] = x1[k + B]), so that the current
-// block always sits at compile-time indices 0 .. B - 1. Each step updates
-// every later column in range (predicated by block), so it issues ~1.75x (B =
-// 16) to ~2.5x (B = 4) the full unroll's FMAs for less code (session 32: the
-// full unroll's ~70 KB cost 7-11 us to fetch cold). SASS bytes in a one-warp
-// test kernel (readelf on a cubin): full 71.7 KB; B = 16, 8, 4: 52.6, 32.4,
-// 20.4 KB. The index arithmetic was checked against a float64
-// Cholesky by a lane-by-lane host simulation for B = 16, 8, 4; NOT yet run on
-// a GPU.
+// block always sits at compile-time indices 0 .. B - 1.
+//  - B = 64 (factor_tile_warp below) is the full unroll every session-32
+//    measurement used (byte-identical SASS to the version before B existed):
+//    ~70 KB, which cost 7-11 us to fetch cold inside the dataflow kernel.
+//  - B = 16, 8, 4: 51.1, 31.5, 20.1 KB (SASS of one-warp test kernels,
+//    readelf on the cubin), for ~1.75x to ~2.5x the FMAs (each step updates
+//    every later column in range, predicated by block). Their index
+//    arithmetic was checked against a float64 Cholesky by a lane-by-lane host
+//    simulation (B = 16, 8, 4); NOT yet run on a GPU (fetch_probe.cu checks
+//    them).
 template <int B>
 __device__ inline int factor_tile_warp_rolled(float* S) {
-  static_assert(B % 4 == 0 && 32 % B == 0, "B: 4, 8, 16 or 32");
+  static_assert(B % 4 == 0 && (32 % B == 0 || B == 64), "B: 4, 8, 16, 32 or 64");
   const int l = threadIdx.x % 32;
   float x0[32], x1[64];
 #pragma unroll
@@ -185,17 +150,20 @@ __device__ inline int factor_tile_warp_rolled(float* S) {
   for (int c = 0; c < 64; ++c) x1[c] = S[c * kLd + l + 32];
 #pragma unroll 1
   for (int qb = 0; qb < 64 / B; ++qb) {
-    const bool lo = B * qb < 32;  // rows < 32 still have columns to factor
     const int lim = 64 - B * qb;  // relative columns still in the tile
 #pragma unroll
     for (int qi = 0; qi < B; ++qi) {
       const int q = B * qb + qi;
-      const float piv = __shfl_sync(0xffffffffu, lo ? x0[qi] : x1[qi], q & 31);
+      const bool lo = qi < 32 && q < 32;  // row q is a row of x0 (uniform within a block for B <= 32)
+      float pv = x1[qi];
+      if (qi < 32 && lo) pv = x0[qi < 32 ? qi : 0];
+      const float piv = __shfl_sync(0xffffffffu, pv, q & 31);
       if (!(piv > 0.f)) return q + 1;  // uniform
       const float inv = rsqrtf(piv), d = piv * inv;
-      if (lo) {
-        x0[qi] = l > q ? x0[qi] * inv : (l == q ? d : x0[qi]);
-        S[q * kLd + l] = x0[qi];
+      if (qi < 32 && lo) {
+        float& x = x0[qi < 32 ? qi : 0];
+        x = l > q ? x * inv : (l == q ? d : x);
+        S[q * kLd + l] = x;
       }
       x1[qi] = l + 32 > q ? x1[qi] * inv : (l + 32 == q ? d : x1[qi]);
       S[q * kLd + l + 32] = x1[qi];
@@ -209,7 +177,7 @@ __device__ inline int factor_tile_warp_rolled(float* S) {
           for (int e = 0; e < 4; ++e) {
             const int k = 4 * c4 + e;
             if (k > qi) {
-              if (k < 32 && lo && k < 32 - B * qb) x0[k] -= x0[qi] * vv[e];
+              if (k < 32 && lo && k < 32 - B * qb) x0[k < 32 ? k : 0] -= x0[qi < 32 ? qi : 0] * vv[e];
               x1[k] -= x1[qi] * vv[e];
             }
           }
@@ -223,6 +191,9 @@ __device__ inline int factor_tile_warp_rolled(float* S) {
   }
   return 0;
 }
+
+// The full unroll (B = 64).
+__device__ inline int factor_tile_warp(float* S) { return factor_tile_warp_rolled<64>(S); }
 
 // The factorization by `froll`: 0 the full unroll, 16 / 8 / 4 the rolled
 // forms.
