@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   // diagonal tile, which waits only for tiles of earlier columns ticketed
   // before it). Only diagonal blocks wait for later tickets, at most
   // ahead + 1 of them at a time, far fewer than the resident blocks, so
-  // every wait ends.
+  // every wait ends (ticket_sim.py checks it on the host).
   int j = -1, i = -1, rest = s_tile;
   for (int c = 0; j < 0; ++c) {
     if (c < T) {
