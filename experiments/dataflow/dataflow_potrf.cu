@@ -136,14 +136,14 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
       cp_async_wait<0>();
     __syncthreads();
     if (!opt.skip)
-      tile_product(acc, sm.op[k & 1][0], sm.op[k & 1][diag ? 0 : 1], warp_rm(), warp_cn());
+      tile_product(acc, sm.op[k & 1][0], sm.op[k & 1][diag ? 0 : 1]);
     if (k + 1 < j && !early) {
       wait_done(f1 + k + 1, f2 + k + 1);
       issue(k + 1);
     }
   }
   __syncthreads();  // the warm-up's S, every warp's last product
-  fragment_out(sm.S, kLd, A + i0 + size_t(j0) * lda, lda, -1.f, acc, warp_rm(), warp_cn());
+  subtract_into(sm.S, A + i0 + size_t(j0) * lda, lda, acc);
   __syncthreads();
 
   if (diag) {

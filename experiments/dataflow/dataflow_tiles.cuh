@@ -47,79 +47,68 @@ __device__ inline void wait_done(const int* f1, const int* f2) {
   __syncthreads();
 }
 
-// Every thread's stores are done (barrier), then thread 0 releases the
-// flags (f2 may be null).
-__device__ inline void set_done(int* f1, int* f2 = nullptr) {
+// Every thread's stores are done (barrier), then thread 0 releases the flag.
+__device__ inline void set_done(int* flag) {
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(f1), "r"(1) : "memory");
-    if (f2 != nullptr) asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(f2), "r"(1) : "memory");
+    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(flag), "r"(1) : "memory");
   }
 }
 
 // The 64 x 64 tile at (r0, c0) of column-major A (leading dimension lda)
 // into dst[kk * kLd + r] by cp.async.cg (L2: another SM wrote it during this
-// kernel), issued by `nthr` threads from thread `first`; no commit.
-__device__ inline void load_tile_async(float* dst, const float* A, int lda, int r0, int c0,
-                                       int first = 0, int nthr = kThreads) {
-  const int me = threadIdx.x - first;
-  for (int v = me; v < TS * TS / 4; v += nthr) {
+// kernel); no commit.
+__device__ inline void load_tile_async(float* dst, const float* A, int lda, int r0, int c0) {
+  for (int v = threadIdx.x; v < TS * TS / 4; v += kThreads) {
     const int kk = v / (TS / 4), r = 4 * (v % (TS / 4));
     cp_async16n(dst + kk * kLd + r, A + (r0 + r) + size_t(c0 + kk) * lda, 16);
   }
 }
 
-// acc += Li Lj^T for rows rm .. rm + 15 and columns cn .. cn + 8 NP - 1 of
-// one 64-deep operand pair (3xTF32 mma.sync m16n8k8): acc[nj][e] holds
-// (rm + g + 8 (e >> 1), cn + 8 nj + 2 t + (e & 1)), lane = 4 g + t.
-template <int NP>
-__device__ __forceinline__ void tile_product(float (&acc)[NP][4], const float* Li, const float* Lj,
-                                             int rm, int cn) {
-  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-#pragma unroll 2
-  for (int kk = 0; kk < TS; kk += 8) {
-    unsigned ah[4], al[4], bh[NP][2], bl[NP][2];
-#pragma unroll
-    for (int r = 0; r < 4; ++r)
-      split_tf32(Li[(kk + t + 4 * (r >> 1)) * kLd + rm + g + 8 * (r & 1)], ah[r], al[r]);
-#pragma unroll
-    for (int nj = 0; nj < NP; ++nj)
-#pragma unroll
-      for (int r = 0; r < 2; ++r)
-        split_tf32(Lj[(kk + t + 4 * r) * kLd + cn + 8 * nj + g], bh[nj][r], bl[nj][r]);
-#pragma unroll
-    for (int n4 = 0; n4 < NP; n4 += 4) mma_tf32x3_n4(&acc[n4], ah, al, &bh[n4], &bl[n4]);
-  }
-}
+// The 8-warp layout of a 64 x 64 tile in 3xTF32 mma.sync m16n8k8 fragments:
+// warp w owns rows rm = 16 (w % 4) .. + 15 and columns cn = 32 (w / 4) .. + 31
+// as 4 n8 pieces; acc[nj][e] holds (rm + g + 8 (e >> 1), cn + 8 nj + 2 t +
+// (e & 1)), lane = 4 g + t.
+__device__ __forceinline__ int warp_rm() { return 16 * ((threadIdx.x / 32) % 4); }
+__device__ __forceinline__ int warp_cn() { return 32 * (threadIdx.x / 128); }
 
-template <int NP>
-__device__ __forceinline__ void zero(float (&acc)[NP][4]) {
+__device__ __forceinline__ void zero(float (&acc)[4][4]) {
 #pragma unroll
-  for (int a = 0; a < NP; ++a)
+  for (int a = 0; a < 4; ++a)
 #pragma unroll
     for (int b = 0; b < 4; ++b) acc[a][b] = 0.f;
 }
 
-// The 8-warp layout of a 64 x 64 tile: warp w owns rows 16 (w % 4) .. + 15
-// and columns 32 (w / 4) .. + 31.
-__device__ __forceinline__ int warp_rm() { return 16 * ((threadIdx.x / 32) % 4); }
-__device__ __forceinline__ int warp_cn() { return 32 * (threadIdx.x / 128); }
-
-// dst(r, c) = (src ? src(r, c) : 0) + sign * acc for the fragment's elements
-// (dst, src: column-major tiles with stride ld; may alias).
-template <int NP>
-__device__ __forceinline__ void fragment_out(float* dst, int ld, const float* src, int lds,
-                                             float sign, const float (&acc)[NP][4], int rm,
-                                             int cn) {
-  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+// acc += Li Lj^T over one 64-deep operand pair (Li[kk * kLd + r], Lj likewise).
+__device__ __forceinline__ void tile_product(float (&acc)[4][4], const float* Li, const float* Lj) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4, rm = warp_rm(), cn = warp_cn();
+#pragma unroll 2
+  for (int kk = 0; kk < TS; kk += 8) {
+    unsigned ah[4], al[4], bh[4][2], bl[4][2];
 #pragma unroll
-  for (int nj = 0; nj < NP; ++nj)
+    for (int r = 0; r < 4; ++r)
+      split_tf32(Li[(kk + t + 4 * (r >> 1)) * kLd + rm + g + 8 * (r & 1)], ah[r], al[r]);
+#pragma unroll
+    for (int nj = 0; nj < 4; ++nj)
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+        split_tf32(Lj[(kk + t + 4 * r) * kLd + cn + 8 * nj + g], bh[nj][r], bl[nj][r]);
+    mma_tf32x3_n4(acc, ah, al, bh, bl);
+  }
+}
+
+// S(r, c) = C(r, c) - acc for the fragment's elements: S column-major with
+// stride kLd, C the tile of A at C (leading dimension lda).
+__device__ __forceinline__ void subtract_into(float* S, const float* C, int lda,
+                                              const float (&acc)[4][4]) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4, rm = warp_rm(), cn = warp_cn();
+#pragma unroll
+  for (int nj = 0; nj < 4; ++nj)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int r = rm + g + 8 * (e >> 1), c = cn + 8 * nj + 2 * t + (e & 1);
-      const float base = src != nullptr ? src[size_t(c) * lds + r] : 0.f;
-      dst[size_t(c) * ld + r] = base + sign * acc[nj][e];
+      S[c * kLd + r] = C[r + size_t(c) * lda] - acc[nj][e];
     }
 }
 
