@@ -55,6 +55,8 @@ struct Smem {
   float rinv[TS];
 };
 
+constexpr int kStamps = 9;  // stamp arrays of T entries (see chain())
+
 struct Options {
   int ahead;  // diagonal tiles ticketed this many columns early
   int warm;   // a diagonal block first factors an identity (instruction fetch)
@@ -135,6 +137,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     else
       cp_async_wait<0>();
     __syncthreads();
+    if (diag && k == j - 1 && t == 0 && stamps != nullptr) stamps[5 * T + j] = gtimer();
     if (!opt.skip)
       tile_product(acc, sm.op[k & 1][0], sm.op[k & 1][diag ? 0 : 1]);
     if (k + 1 < j && !early) {
@@ -162,23 +165,39 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     }
   } else {
     // X L(j, j)^T = C: the diagonal tile into op[0][0] (column-major).
+    // The critical block (i == j + 1) stamps its parts: L(j, j) seen
+    // (globaltimer), then SM cycles for the load, the solve, the store and
+    // the release.
     float* Lt = sm.op[0][0];
     wait_done(&done[j * T + j], &done[j * T + j]);
+    const bool crit = i == j + 1 && t == 0 && stamps != nullptr;
+    if (crit) stamps[4 * T + j] = gtimer();
+    const unsigned long long c0 = clock64();
     load_tile_async(Lt, A, lda, j0, j0);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
     if (t < TS) sm.rinv[t] = 1.f / Lt[t * kLd + t];
     __syncthreads();
+    const unsigned long long c1 = clock64();
     if (opt.roll)
       solve_tile<true>(sm.S, Lt, sm.rinv);
     else
       solve_tile<false>(sm.S, Lt, sm.rinv);
     __syncthreads();
+    const unsigned long long c2 = clock64();
     store_tile(sm.S, A, lda, i0, j0, false);
+    set_done(&done[i * T + j]);
+    if (crit) {
+      const unsigned long long c3 = clock64();
+      stamps[6 * T + j] = c1 - c0;
+      stamps[7 * T + j] = c2 - c1;
+      stamps[8 * T + j] = c3 - c2;
+      stamps[2 * T + j] = gtimer();
+    }
+    return;
   }
   set_done(&done[i * T + j]);
-  if (i == j + 1 && t == 0 && stamps != nullptr) stamps[2 * T + j] = gtimer();
 }
 
 }  // namespace
@@ -212,7 +231,7 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&done, sizeof(int) * T * T));
     CK(cudaMalloc(&info, sizeof(int)));
     CK(cudaMalloc(&vinfo, sizeof(int)));
-    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * 4 * T));
+    CK(cudaMalloc(&stamps, sizeof(unsigned long long) * kStamps * T));
     probe_make_spd<<<1024, 256, 0, s>>>(A0, n, 7);
     int lw = 0;
     cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, R, n, &lw);
@@ -272,8 +291,8 @@ int main(int argc, char** argv) {
     // solved and released -> diagonal tile j accumulated -> factored and
     // stored; and the factorization's SM cycles.
     auto chain = [&](const char* what) {
-      std::vector<unsigned long long> st(4 * T);
-      CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * 4 * T, cudaMemcpyDeviceToHost));
+      std::vector<unsigned long long> st(kStamps * T);
+      CK(cudaMemcpy(st.data(), stamps, sizeof(unsigned long long) * kStamps * T, cudaMemcpyDeviceToHost));
       std::printf("  %s: diagonal tile %d done %.1f us after tile 0's, %.2f us per tile column\n",
                   what, T - 1, (st[T - 1] - st[0]) * 1e-3,
                   T > 1 ? (st[T - 1] - st[0]) * 1e-3 / (T - 1) : 0.0);
@@ -289,6 +308,21 @@ int main(int argc, char** argv) {
         const double c = 1e-3 / (je - jb);
         std::printf("    j %d..%d: solve %.2f, last update %.2f, diagonal %.2f us (factorization %.0f cycles)\n",
                     jb, je - 1, solve * c, acc * c, chol * c, cyc / (je - jb));
+        // The solve and the last update in parts (j - 1: the solved tile's column).
+        double seen = 0, rest = 0, lseen = 0, lprod = 0, cl = 0, cs = 0, cr = 0;
+        for (int j = jb; j < je; ++j) {
+          seen += double(st[4 * T + j - 1]) - double(st[j - 1]);
+          rest += double(st[2 * T + j - 1]) - double(st[4 * T + j - 1]);
+          lseen += double(st[5 * T + j]) - double(st[2 * T + j - 1]);
+          lprod += double(st[T + j]) - double(st[5 * T + j]);
+          cl += double(st[6 * T + j - 1]);
+          cs += double(st[7 * T + j - 1]);
+          cr += double(st[8 * T + j - 1]);
+        }
+        const double cc = 1.0 / (je - jb);
+        std::printf("      solve: L(j,j) seen %.2f us, then %.2f us = load %.0f + solve %.0f + store and release %.0f cycles;"
+                    " last update: pair loaded %.2f us, product and subtract %.2f us\n",
+                    seen * c, rest * c, cl * cc, cs * cc, cr * cc, lseen * c, lprod * c);
       }
     };
     std::printf("ahead %d warm %d roll %d froll %d: ", opt.ahead, opt.warm, opt.roll, opt.froll);

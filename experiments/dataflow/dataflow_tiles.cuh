@@ -185,8 +185,10 @@ __device__ inline int factor_tile_warp_rolled(float* S) {
 __device__ inline int factor_tile_warp(float* S) { return factor_tile_warp_rolled<64>(S); }
 
 // The factorization by `froll`: 0 the full unroll, 16 / 8 / 4 the rolled
-// forms.
-__device__ inline int factor_tile(float* S, int froll) {
+// forms. Not inlined, so that the kernel's two calls (DF_WARM's warm-up and
+// the factorization) run the same code: inlined twice (v8 as first run), the
+// warm-up fetched a copy the factorization never ran.
+__device__ __noinline__ int factor_tile(float* S, int froll) {
   switch (froll) {
     case 16: return factor_tile_warp_rolled<16>(S);
     case 8: return factor_tile_warp_rolled<8>(S);
