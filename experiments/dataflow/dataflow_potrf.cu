@@ -15,9 +15,10 @@
 // early (default 0: column-major order); DF_WARM=1 lets a diagonal block first
 // factor an identity, so that the factorization's ~70 KB of unrolled code is
 // fetched before the chain needs it (session 32: cold it costs ~13-21 k
-// cycles more); DF_ROLL=1 takes the solve's rolled form; DF_FROLL=16, 8 or 4
-// takes the factorization with that many steps in its code
-// (factor_tile_warp_rolled: 51.1, 31.5, 20.1 KB against 71.7; not yet run).
+// cycles more); DF_ROLL=1 takes the solve's rolled form, DF_ROLL=2
+// solve_tile_blocked (session 33); DF_FROLL=16, 8 or 4 takes the
+// factorization with that many steps in its code (factor_tile_warp_rolled:
+// 51.1, 31.5, 20.1 KB against 71.7; session 33: 4-5x slower).
 // A diagonal tile waits only for tiles of its own row, which never wait for
 // later tickets, so every wait ends (the argument is at the ticket map).
 //
@@ -60,7 +61,7 @@ constexpr int kStamps = 9;  // stamp arrays of T entries (see chain())
 struct Options {
   int ahead;  // diagonal tiles ticketed this many columns early
   int warm;   // a diagonal block first factors an identity (instruction fetch)
-  int roll;   // the solve's rolled form
+  int roll;   // the solve: 0 solve_tile, 1 its rolled form, 2 solve_tile_blocked
   int froll;  // the factorization: 0 fully unrolled, or 16 / 8 / 4 steps in the code
   int skip;   // products left out (timing only)
 };
@@ -180,7 +181,9 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     if (t < TS) sm.rinv[t] = 1.f / Lt[t * kLd + t];
     __syncthreads();
     const unsigned long long c1 = clock64();
-    if (opt.roll)
+    if (opt.roll == 2)
+      solve_tile_blocked(sm.S, Lt, sm.rinv);
+    else if (opt.roll == 1)
       solve_tile<true>(sm.S, Lt, sm.rinv);
     else
       solve_tile<false>(sm.S, Lt, sm.rinv);

@@ -241,4 +241,51 @@ __device__ inline void solve_tile(float* S, const float* Lt, const float* rinv) 
   for (int q = 0; q < 16; ++q) S[(16 * g + q) * kLd + r] = x[q];
 }
 
+// The same solve by 16-column blocks, with each warp's lanes on one block
+// (row r = t % 64, block g = t / 64: warps 2 g and 2 g + 1), so that the
+// reads of L are one address per warp (broadcast). solve_tile's lanes of one
+// warp cover all four blocks, so each of its LDS.128 of L takes four
+// shared-memory wavefronts: 4 loads x 4 wavefronts x 8 warps = 128 cycles of
+// the shared-memory pipe per substitution step (solve_probe.cu: ~14 k cycles
+// for 64 steps, ncu: stalls on MIO). Here, for block gi = 0 .. 3: the warps
+// of block gi solve it in registers (16 steps) and write X's columns to S; a
+// barrier; the warps of later blocks subtract its product (16 x 16 FMAs per
+// thread, X from S by row: conflict-free). The chain per block is one update,
+// one 16-step solve and one barrier.
+__device__ inline void solve_tile_blocked(float* S, const float* Lt, const float* rinv) {
+  const int t = threadIdx.x, r = t % TS, g = t / TS;
+  float x[16];
+#pragma unroll
+  for (int q = 0; q < 16; ++q) x[q] = S[(16 * g + q) * kLd + r];
+#pragma unroll 1
+  for (int gi = 0; gi < 4; ++gi) {
+    if (g == gi) {
+      const int c0 = 16 * g;
+#pragma unroll
+      for (int q = 0; q < 16; ++q) {
+        x[q] *= rinv[c0 + q];
+#pragma unroll
+        for (int p = q + 1; p < 16; ++p) x[p] -= x[q] * Lt[(c0 + q) * kLd + c0 + p];
+        S[(c0 + q) * kLd + r] = x[q];
+      }
+    }
+    __syncthreads();
+    if (g > gi) {
+#pragma unroll
+      for (int q = 0; q < 16; ++q) {
+        const float xq = S[(16 * gi + q) * kLd + r];
+        const float* m = &Lt[(16 * gi + q) * kLd + 16 * g];
+#pragma unroll
+        for (int p4 = 0; p4 < 4; ++p4) {
+          const float4 v = *reinterpret_cast<const float4*>(m + 4 * p4);
+          x[4 * p4] -= xq * v.x;
+          x[4 * p4 + 1] -= xq * v.y;
+          x[4 * p4 + 2] -= xq * v.z;
+          x[4 * p4 + 3] -= xq * v.w;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace dataflow

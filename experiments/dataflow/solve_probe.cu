@@ -4,7 +4,7 @@
 // a diagonal tile's store and the next tile's release. The design predicts
 // ~40 cycles per step (FMUL, shuffle, FMA). This probe runs the solve in one
 // 256-thread block on an otherwise idle GPU, several passes in a row (the
-// code warm after the first), in three forms:
+// code warm after the first), in four forms:
 //   0  solve_tile<false>: 4 lanes per row, the solved element broadcast by
 //      __shfl_sync, the step loop fully unrolled (what the kernel runs);
 //   1  solve_tile<true>: the same with the outer loop over 16-column groups
@@ -12,13 +12,15 @@
 //   2  solve_tile_rows: one thread per row (64 threads), no shuffles: each
 //      step scales x_c and updates the row's later elements with broadcast
 //      loads of column c of L. ~2080 FMAs per thread, issue-bound if the
-//      shuffle chain was the cost.
+//      shuffle chain was the cost;
+//   3  solve_tile_blocked: 16-column blocks, one block per pair of warps, L
+//      read by broadcast, a barrier per block (dataflow_tiles.cuh).
 // It prints cycles per pass and max |X - X_float64| / max |X| per form.
 //
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/solve_probe.cu \
 //     -o .carry/solve_probe
-// Run: ./solve_probe [form ...] (default 0 1 2).
+// Run: ./solve_probe [form ...] (default 0 1 2 3).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -77,8 +79,10 @@ __global__ void solve_probe_kernel(const float* L, const float* C, int form, int
       solve_tile<false>(S, Lt, rinv);
     else if (form == 1)
       solve_tile<true>(S, Lt, rinv);
-    else
+    else if (form == 2)
       solve_tile_rows(S, Lt, rinv);
+    else
+      solve_tile_blocked(S, Lt, rinv);
     __syncthreads();
     const unsigned long long c1 = clock64();
     if (t == 0) cycles[rep] = c1 - c0;
@@ -91,7 +95,7 @@ __global__ void solve_probe_kernel(const float* L, const float* C, int form, int
 int main(int argc, char** argv) {
   std::vector<int> forms;
   for (int a = 1; a < argc; ++a) forms.push_back(std::atoi(argv[a]));
-  if (forms.empty()) forms = {0, 1, 2};
+  if (forms.empty()) forms = {0, 1, 2, 3};
   const int n = TS, reps = 4;
   // L: the Cholesky factor (float64 on the host) of an SPD tile; C random.
   std::vector<float> hA(n * n), hL(n * n, 0.f), hC(n * n), hX(n * n);
