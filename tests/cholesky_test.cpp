@@ -289,19 +289,25 @@ TEST(CholeskyDevice, DiagonalBlockKernel) {
       expect_minor<float>(gpu, 256, k, u);
       expect_minor<double>(gpu, 256, k, u);
     }
-    // Orders <= 128 are the tile kernel, float and double (4 x 4 register
-    // tiles, 4 columns per barrier pair, warps retiring by tile column; the
-    // entry cholesky_test.blocking_row_diag_kernel reruns this with the row
-    // kernel, a thread per row and one barrier per column, up to 128 in float
-    // and 64 in double): odd and even orders, orders that leave a partial
-    // last tile, failing minors at every position inside a 4-column tile
-    // column and next to the 32-column sub-panel and warp boundaries.
-    for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(64), index_t(65), index_t(127),
-                      index_t(128)}) {
+    // Orders <= 128 are the tile kernel (double, and float up to 64; 4 x 4
+    // register tiles, 4 columns per barrier pair, warps retiring by tile
+    // column) and float orders 65..128 the split kernel (two warp
+    // factorizations of 64 around a blocked solve and an update; A22 padded
+    // with an identity below 128). The entry
+    // cholesky_test.blocking_tile_diag_kernel reruns this with the tile
+    // kernel for every order <= 128, cholesky_test.blocking_row_diag_kernel
+    // with the row kernel (a thread per row and one barrier per column, up to
+    // 128 in float and 64 in double). Odd and even orders, orders that leave
+    // a partial last tile or a padded A22, failing minors at every position
+    // inside a 4-column tile column, next to the 32-column sub-panel and warp
+    // boundaries, and on both sides of the split at 64.
+    for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(64), index_t(65), index_t(96),
+                      index_t(97), index_t(127), index_t(128)}) {
       check_factor_and_solve<float>(gpu, n, u, 2, seed++);
       check_factor_and_solve<double>(gpu, n, u, 2, seed++);
       for (index_t k : {index_t(0), index_t(1), index_t(2), index_t(33), index_t(62),
-                        index_t(63), index_t(126), index_t(127)}) {
+                        index_t(63), index_t(64), index_t(65), index_t(95), index_t(96),
+                        index_t(126), index_t(127)}) {
         if (k >= n) continue;
         expect_minor<float>(gpu, n, k, u);
         expect_minor<double>(gpu, n, k, u);

@@ -1,7 +1,9 @@
 // Cholesky factorization on the device: blocked right-looking, GPU-resident.
 //
 //   for each block column j (width jb <= nb):
-//     factor the diagonal block      one launch: potrf_diag_tiles_kernel for
+//     factor the diagonal block      one launch: potrf_diag_split_kernel for
+//                                     float 64 < jb <= 128,
+//                                     potrf_diag_tiles_kernel for the other
 //                                     jb <= 128 (float and double),
 //                                     potrf_diag_kernel up to kDiagMax (256);
 //                                     larger blocks
@@ -27,6 +29,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dla/core/cuda_check.hpp"
@@ -35,6 +38,7 @@
 #include "dla/solvers/cholesky_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
 #include "internal_blas.cuh"
+#include "potrf_diag_split.cuh"
 #include "potrf_diag_tiles.cuh"
 #include "potrf_kernels.cuh"
 #include "potrf_panel.cuh"
@@ -116,6 +120,13 @@ bool diag_rows_enabled() {
 // kernel (comparison runs).
 bool diag_tiles_enabled() {
   static const bool v = env_switch("DLA_POTRF_DIAG_TILES");
+  return v;
+}
+
+// DLA_POTRF_DIAG_SPLIT=0 factors the float diagonal blocks of order 65..128
+// with the tile kernel instead of potrf_diag_split_kernel (comparison runs).
+bool diag_split_enabled() {
+  static const bool v = env_switch("DLA_POTRF_DIAG_SPLIT");
   return v;
 }
 
@@ -275,6 +286,23 @@ struct Potrf {
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
   // flag: progress word for a fused panel kernel (see diag_and_panel).
   void diag(index_t off, index_t k, int* flag = nullptr, int flag_base = 0) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (k > 64 && k <= 128 && diag_rows_enabled() && diag_tiles_enabled() &&
+          diag_split_enabled()) {
+        // Like the tile kernel below: a programmatic dependent of the kernel
+        // before it.
+        auto* kernel = upper ? &detail::potrf_diag_split_kernel<true>
+                             : &detail::potrf_diag_split_kernel<false>;
+        constexpr std::size_t smem = detail::potrf_diag_split_smem_bytes();  // > 48 KB: opt in
+        DLA_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        const dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s), dim3(1),
+                                               dim3(detail::kSplitThreads), smem,
+                                               diag_pdl_enabled());
+        launch(kernel, at(off, off), lda, int(k), info, off, flag, flag_base);
+        return;
+      }
+    }
     if (k <= 128 && diag_rows_enabled() && diag_tiles_enabled()) {
       // A programmatic dependent of the kernel before it (the next block
       // column's update): launched while that kernel ends, it waits for it
