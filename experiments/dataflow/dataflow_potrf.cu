@@ -8,17 +8,16 @@
 //  - tile (i, j) accumulates C = A(i, j) - sum_{k < j} L(i, k) L(j, k)^T in
 //    3xTF32 mma.sync (operands double buffered by cp.async, each pair loaded
 //    as soon as its two flags are set);
-//  - a diagonal tile is factored by one warp in registers (factor_tile_warp);
+//  - a diagonal tile is factored by one warp in registers (warp_factor64);
 //  - a tile below the diagonal waits for L(j, j) and solves X L(j, j)^T = C by
 //    substitution (solve_tile).
 // Switches (environment): DF_AHEAD=c tickets each diagonal tile c columns
 // early (default 0: column-major order); DF_WARM=1 lets a diagonal block first
 // factor an identity, so that the factorization's ~70 KB of unrolled code is
 // fetched before the chain needs it (session 32: cold it costs ~13-21 k
-// cycles more); DF_ROLL=1 takes the solve's rolled form, DF_ROLL=2
-// solve_tile_blocked (session 33); DF_FROLL=16, 8 or 4 takes the
-// factorization with that many steps in its code (factor_tile_warp_rolled:
-// 51.1, 31.5, 20.1 KB against 71.7; session 33: 4-5x slower).
+// cycles more; session 33: neutral once the code has one copy); DF_ROLL=1
+// takes the solve's rolled form, DF_ROLL=2 solve_blocked64 (session 33: the
+// fastest, 1.46-1.50 ms at 4096).
 // A diagonal tile waits only for tiles of its own row, which never wait for
 // later tickets, so every wait ends (the argument is at the ticket map).
 //
@@ -61,8 +60,7 @@ constexpr int kStamps = 9;  // stamp arrays of T entries (see chain())
 struct Options {
   int ahead;  // diagonal tiles ticketed this many columns early
   int warm;   // a diagonal block first factors an identity (instruction fetch)
-  int roll;   // the solve: 0 solve_tile, 1 its rolled form, 2 solve_tile_blocked
-  int froll;  // the factorization: 0 fully unrolled, or 16 / 8 / 4 steps in the code
+  int roll;   // the solve: 0 solve_tile, 1 its rolled form, 2 solve_blocked64
   int skip;   // products left out (timing only)
 };
 
@@ -107,7 +105,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     // Fetch the factorization's code now, on an identity (never fails).
     for (int e = t; e < kTile; e += 32) sm.S[e] = e % kLd == e / kLd ? 1.f : 0.f;
     __syncwarp();
-    factor_tile(sm.S, opt.froll);
+    warp_factor64(sm.S);
   }
   float acc[4][4];
   zero(acc);
@@ -153,7 +151,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   if (diag) {
     const unsigned long long s0 = gtimer(), c0 = clock64();
     if (t < 32) {
-      const int f = factor_tile(sm.S, opt.froll);
+      const int f = warp_factor64(sm.S);
       if (f != 0 && t == 0) atomicMin(info, i0 + f);
     }
     const unsigned long long c1 = clock64();
@@ -182,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     __syncthreads();
     const unsigned long long c1 = clock64();
     if (opt.roll == 2)
-      solve_tile_blocked(sm.S, Lt, sm.rinv);
+      solve_blocked64(sm.S, Lt, sm.rinv);
     else if (opt.roll == 1)
       solve_tile<true>(sm.S, Lt, sm.rinv);
     else
@@ -246,7 +244,7 @@ int main(int argc, char** argv) {
       const char* v = std::getenv(name);
       return v != nullptr ? std::atoi(v) : fallback;
     };
-    Options opt{env("DF_AHEAD", 0), env("DF_WARM", 0), env("DF_ROLL", 0), env("DF_FROLL", 0), 0};
+    Options opt{env("DF_AHEAD", 0), env("DF_WARM", 0), env("DF_ROLL", 0), 0};
     auto run = [&](bool ours, bool stamp) {
       CK(cudaMemcpyAsync(ours ? A : R, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
       CK(cudaMemsetAsync(ticket, 0, sizeof(int), s));
@@ -328,7 +326,7 @@ int main(int argc, char** argv) {
                     seen * c, rest * c, cl * cc, cs * cc, cr * cc, lseen * c, lprod * c);
       }
     };
-    std::printf("ahead %d warm %d roll %d froll %d: ", opt.ahead, opt.warm, opt.roll, opt.froll);
+    std::printf("ahead %d warm %d roll %d: ", opt.ahead, opt.warm, opt.roll);
     std::printf("n=%d tiles=%d smem=%d: dataflow %.3f ms, cusolver %.3f ms (ratio %.2fx), "
                 "max |L - L_cusolver| / max |L| = %.2e, info %s\n",
                 n, tiles, smem, med[0], med[1], med[1] / med[0], diff / mx,

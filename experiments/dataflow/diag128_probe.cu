@@ -2,15 +2,17 @@
 // parts (session 33, docs/cholesky.md), alone on an idle GPU: the question
 // is whether the library's critical diagonal block (potrf_diag_tiles_kernel,
 // 26-31 us per 128-block, sessions 16-30) could be twice as fast built as
-//   1. L11 := chol(A11) by one warp (factor_tile: ~11.4 k cycles warm);
-//   2. L21 := A21 L11^-T by solve_tile_blocked (~5.5 k cycles);
+//   1. L11 := chol(A11) by one warp (warp_factor64: ~11.4 k cycles warm);
+//   2. L21 := A21 L11^-T by solve_blocked64 (~5.5 k cycles);
 //   3. A22 -= L21 L21^T, 4 x 4 outputs per thread on the CUDA cores
 //      (the whole 64 x 64 square: no test per element);
 //   4. L22 := chol(A22) by one warp.
 // Prediction: ~31 k cycles (~16 us at 1.98 GHz). One 256-thread block, the
 // block loaded from global memory, SM cycles stamped per part, several
 // passes in a row (the code warm after the first), the factor checked
-// against a float64 Cholesky of the same block.
+// against a float64 Cholesky of the same block. Measured (session 33):
+// 32.7 k cycles (16.5 us) warm, 19.4 us cold; the parts became the library's
+// potrf_diag_split_kernel (solvers/src/cuda/potrf_diag_split.cuh).
 //
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/diag128_probe.cu \
@@ -33,27 +35,6 @@ using namespace dataflow;
 constexpr int kN = 2 * TS;   // the block's order
 constexpr int kParts = 5;    // load, factor 11, solve 21, update 22, factor 22
 
-// S22 -= S21 S21^T (64 x 64, column-major, stride kLd): thread t owns rows
-// 4 (t % 16) .., columns 4 (t / 16) ...
-__device__ inline void syrk_tile(float* S22, const float* S21) {
-  const int t = threadIdx.x, r0 = 4 * (t % 16), c0 = 4 * (t / 16);
-  float acc[4][4] = {};
-#pragma unroll 8
-  for (int k = 0; k < TS; ++k) {
-    const float4 a = *reinterpret_cast<const float4*>(&S21[k * kLd + r0]);
-    const float4 b = *reinterpret_cast<const float4*>(&S21[k * kLd + c0]);
-    const float av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-#pragma unroll
-      for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
-  }
-#pragma unroll
-  for (int j = 0; j < 4; ++j)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) S22[(c0 + j) * kLd + r0 + i] -= acc[i][j];
-}
-
 __global__ void diag128_probe_kernel(const float* A, int reps, unsigned long long* cycles,
                                      float* L, int* info) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -75,18 +56,18 @@ __global__ void diag128_probe_kernel(const float* A, int reps, unsigned long lon
     __syncthreads();
     c[1] = clock64();
     int f1 = 0, f2 = 0;
-    if (t < 32) f1 = factor_tile(S11, 0);
+    if (t < 32) f1 = warp_factor64(S11);
     __syncthreads();
     c[2] = clock64();
     if (t < TS) rinv[t] = 1.f / S11[t * kLd + t];
     __syncthreads();
-    solve_tile_blocked(S21, S11, rinv);
+    solve_blocked64(S21, S11, rinv);
     __syncthreads();
     c[3] = clock64();
-    syrk_tile(S22, S21);
+    dla::cuda::detail::syrk_square64(S22, S21);
     __syncthreads();
     c[4] = clock64();
-    if (t < 32) f2 = factor_tile(S22, 0);
+    if (t < 32) f2 = warp_factor64(S22);
     __syncthreads();
     c[5] = clock64();
     if (t == 0) {

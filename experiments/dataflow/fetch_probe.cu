@@ -18,10 +18,9 @@
 // Build (from the repository root):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/fetch_probe.cu \
 //     -o .carry/fetch_probe
-// Run: ./fetch_probe [hogs] [0 | 16 | 8 | 4]: the load beside it, and which
-// factorization (the full unroll, or factor_tile_warp_rolled<B>); it also
-// prints the last pass's factor against a float64 Cholesky of the tile (the
-// first GPU check of the rolled forms, which have not run yet).
+// Run: ./fetch_probe [hogs]: the load beside it; it also prints the last
+// pass's factor against a float64 Cholesky of the tile. (Session 33 measured
+// the rolled factorizations this probe also took then: 3.8-5x slower, removed.)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,7 +41,7 @@ using namespace dataflow;
 // SPD tile `reps` times in a row (the tile reloaded each time), stamping
 // each; if the first pass is much slower than the later ones, the straight-
 // line code's fetch, not its arithmetic, sets the cost.
-__global__ void factor_fetch_probe(const float* A, int lda, int reps, int froll,
+__global__ void factor_fetch_probe(const float* A, int lda, int reps,
                                    unsigned long long* out, float* L) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   float* S = reinterpret_cast<float*>(smem_raw);
@@ -51,7 +50,7 @@ __global__ void factor_fetch_probe(const float* A, int lda, int reps, int froll,
       S[(e / TS) * kLd + e % TS] = A[(e % TS) + size_t(e / TS) * lda];
     __syncwarp();
     const unsigned long long t0 = gtimer(), c0 = clock64();
-    const int f = factor_tile(S, froll);
+    const int f = warp_factor64(S);
     __syncwarp();
     const unsigned long long t1 = gtimer(), c1 = clock64();
     if (threadIdx.x == 0) {
@@ -89,16 +88,10 @@ __global__ void hog_kernel(const float* buf, size_t len, const int* stop, int ki
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Arguments: "hogs" (the loads beside), a number (the factorization:
-  // 0 full unroll, 16 / 8 / 4 rolled).
+  // Argument: "hogs" (the loads beside).
   bool hogs = false;
-  int froll = 0;
-  for (int a = 1; a < argc; ++a) {
-    if (std::strcmp(argv[a], "hogs") == 0)
-      hogs = true;
-    else
-      froll = std::atoi(argv[a]);
-  }
+  for (int a = 1; a < argc; ++a)
+    if (std::strcmp(argv[a], "hogs") == 0) hogs = true;
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   const int n = 64, reps = 4;
@@ -126,11 +119,11 @@ int main(int argc, char** argv) {
     // so the probe runs on the one SM left.
     if (kind > 0) hog_kernel<<<131, 256, 200 * 1024, s2>>>(buf, len, stop, kind, buf);
     for (int launch = 0; launch < 3; ++launch) {
-      factor_fetch_probe<<<1, 32, kTile * 4, s>>>(A0, n, reps, froll, out, L);
+      factor_fetch_probe<<<1, 32, kTile * 4, s>>>(A0, n, reps, out, L);
       CK(cudaStreamSynchronize(s));
       unsigned long long h[2 * reps];
       CK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
-      std::printf("factorization %d, %s, launch %d, passes (us / cycles):", froll,
+      std::printf("factorization, %s, launch %d, passes (us / cycles):",
                   kind == 0   ? "alone"
                   : kind == 1 ? "beside L2 streaming"
                   : kind == 2 ? "beside pollers"
@@ -163,6 +156,6 @@ int main(int argc, char** argv) {
       mx = std::max(mx, std::fabs(R[i + j * n]));
     }
   }
-  std::printf("factorization %d: max |L - L_float64| / max |L| = %.2e\n", froll, err / mx);
+  std::printf("factorization: max |L - L_float64| / max |L| = %.2e\n", err / mx);
   return 0;
 }
