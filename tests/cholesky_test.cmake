@@ -31,12 +31,12 @@ dla_cholesky_variant(row_diag_kernel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.DiagonalBlockKernel:CholeskyDevice.NaNFailsAtItsPivot
   DLA_POTRF_DIAG_TILES=0)
 
-# The float diagonal blocks of order 65..128 go through
-# potrf_diag_split_kernel by default; this entry keeps the tile kernel
-# (DLA_POTRF_DIAG_SPLIT=0) covered for them.
-dla_cholesky_variant(tile_diag_kernel
+# The float diagonal blocks of order 65..128 through the opt-in
+# potrf_diag_split_kernel (DLA_POTRF_DIAG_SPLIT=1; the default is the tile
+# kernel).
+dla_cholesky_variant(split_diag_kernel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.DiagonalBlockKernel:CholeskyDevice.NaNFailsAtItsPivot:CholeskyDevice.SubnormalPivot
-  DLA_POTRF_DIAG_SPLIT=0)
+  DLA_POTRF_DIAG_SPLIT=1)
 
 # The device tests again with the FP32 products of the solvers on the CUDA
 # cores (DLA_FP32_GEMM=native). The plain entry runs the default mode

@@ -289,14 +289,13 @@ TEST(CholeskyDevice, DiagonalBlockKernel) {
       expect_minor<float>(gpu, 256, k, u);
       expect_minor<double>(gpu, 256, k, u);
     }
-    // Orders <= 128 are the tile kernel (double, and float up to 64; 4 x 4
-    // register tiles, 4 columns per barrier pair, warps retiring by tile
-    // column) and float orders 65..128 the split kernel (two warp
-    // factorizations of 64 around a blocked solve and an update; A22 padded
-    // with an identity below 128). The entry
-    // cholesky_test.blocking_tile_diag_kernel reruns this with the tile
-    // kernel for every order <= 128, cholesky_test.blocking_row_diag_kernel
-    // with the row kernel (a thread per row and one barrier per column, up to
+    // Orders <= 128 are the tile kernel, float and double (4 x 4 register
+    // tiles, 4 columns per barrier pair, warps retiring by tile column). The
+    // entry cholesky_test.blocking_split_diag_kernel reruns this with the
+    // opt-in split kernel for float orders 65..128 (two warp factorizations
+    // of 64 around a blocked solve and an update; A22 padded with an
+    // identity below 128), cholesky_test.blocking_row_diag_kernel with the
+    // row kernel (a thread per row and one barrier per column, up to
     // 128 in float and 64 in double). Odd and even orders, orders that leave
     // a partial last tile or a padded A22, failing minors at every position
     // inside a 4-column tile column, next to the 32-column sub-panel and warp

@@ -1,10 +1,10 @@
 // Cholesky factorization on the device: blocked right-looking, GPU-resident.
 //
 //   for each block column j (width jb <= nb):
-//     factor the diagonal block      one launch: potrf_diag_split_kernel for
-//                                     float 64 < jb <= 128,
-//                                     potrf_diag_tiles_kernel for the other
-//                                     jb <= 128 (float and double),
+//     factor the diagonal block      one launch: potrf_diag_tiles_kernel for
+//                                     jb <= 128 (float and double; opt-in
+//                                     potrf_diag_split_kernel for float
+//                                     64 < jb <= 128),
 //                                     potrf_diag_kernel up to kDiagMax (256);
 //                                     larger blocks
 //                                     (DLA_POTRF_NB > 256) recursively: diagonal
@@ -123,10 +123,14 @@ bool diag_tiles_enabled() {
   return v;
 }
 
-// DLA_POTRF_DIAG_SPLIT=0 factors the float diagonal blocks of order 65..128
-// with the tile kernel instead of potrf_diag_split_kernel (comparison runs).
+// DLA_POTRF_DIAG_SPLIT=1 factors the float diagonal blocks of order 65..128
+// with potrf_diag_split_kernel instead of the tile kernel. Opt-in: alone it
+// is faster (16.5 against 26-31 us per 128-block), but inside the look-ahead
+// session 33 measured spotrf 4096 at 1.87 ms against 1.52 with the tile
+// kernel (docs/cholesky.md, session 33: other blocks share its SM; the tile
+// kernel's registers keep its SM to itself).
 bool diag_split_enabled() {
-  static const bool v = env_switch("DLA_POTRF_DIAG_SPLIT");
+  static const bool v = env_opt_in("DLA_POTRF_DIAG_SPLIT");
   return v;
 }
 
