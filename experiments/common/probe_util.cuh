@@ -3,8 +3,10 @@
 // each): the error check and a random SPD matrix made on the device.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define CK(x)                                                                              \
   do {                                                                                     \
@@ -31,4 +33,22 @@ __global__ void probe_make_spd(float* A, int n, unsigned seed) {
     if (i == j) v += 3.f * sqrtf(float(n)) + 1.f;
     A[e] = v;
   }
+}
+
+// The lower Cholesky factor of the n x n SPD matrix A (column-major, float),
+// in float64 on the host: the reference the probes check their factors
+// against (R[i + j n], zero above the diagonal).
+inline std::vector<double> probe_cholesky_f64(const std::vector<float>& A, int n) {
+  std::vector<double> R(size_t(n) * n, 0.0);
+  for (int j = 0; j < n; ++j) {
+    double d = A[j + size_t(j) * n];
+    for (int k = 0; k < j; ++k) d -= R[j + size_t(k) * n] * R[j + size_t(k) * n];
+    R[j + size_t(j) * n] = std::sqrt(d);
+    for (int i = j + 1; i < n; ++i) {
+      double v = A[i + size_t(j) * n];
+      for (int k = 0; k < j; ++k) v -= R[i + size_t(k) * n] * R[j + size_t(k) * n];
+      R[i + size_t(j) * n] = v / R[j + size_t(j) * n];
+    }
+  }
+  return R;
 }

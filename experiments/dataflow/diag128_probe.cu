@@ -99,17 +99,7 @@ int main() {
   CK(cudaFuncSetAttribute(diag128_probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   std::vector<float> hA(n * n), hL(n * n);
   CK(cudaMemcpy(hA.data(), dA, sizeof(float) * n * n, cudaMemcpyDeviceToHost));
-  std::vector<double> R(n * n, 0.0);
-  for (int j = 0; j < n; ++j) {
-    double d = hA[j + j * n];
-    for (int k = 0; k < j; ++k) d -= R[j + k * n] * R[j + k * n];
-    R[j + j * n] = std::sqrt(d);
-    for (int i = j + 1; i < n; ++i) {
-      double v = hA[i + j * n];
-      for (int k = 0; k < j; ++k) v -= R[i + k * n] * R[j + k * n];
-      R[i + j * n] = v / R[j + j * n];
-    }
-  }
+  const std::vector<double> R = probe_cholesky_f64(hA, n);
   for (int launch = 0; launch < 3; ++launch) {
     CK(cudaMemset(dL, 0xff, sizeof(float) * n * n));  // poisoned (NaN)
     diag128_probe_kernel<<<1, kThreads, smem>>>(dA, reps, dcyc, dL, dinfo);

@@ -140,17 +140,9 @@ int main(int argc, char** argv) {
   std::vector<float> hA(n * n), hL(n * n);
   CK(cudaMemcpy(hA.data(), A0, sizeof(float) * n * n, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(hL.data(), L, sizeof(float) * n * n, cudaMemcpyDeviceToHost));
-  std::vector<double> R(n * n, 0.0);
+  const std::vector<double> R = probe_cholesky_f64(hA, n);
   double err = 0, mx = 0;
   for (int j = 0; j < n; ++j) {
-    double d = hA[j + j * n];
-    for (int k = 0; k < j; ++k) d -= R[j + k * n] * R[j + k * n];
-    R[j + j * n] = std::sqrt(d);
-    for (int i = j + 1; i < n; ++i) {
-      double v = hA[i + j * n];
-      for (int k = 0; k < j; ++k) v -= R[i + k * n] * R[j + k * n];
-      R[i + j * n] = v / R[j + j * n];
-    }
     for (int i = j; i < n; ++i) {
       err = std::max(err, std::fabs(double(hL[i + j * n]) - R[i + j * n]));
       mx = std::max(mx, std::fabs(R[i + j * n]));

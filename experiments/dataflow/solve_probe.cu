@@ -108,17 +108,7 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(hA.data(), A0, sizeof(float) * n * n, cudaMemcpyDeviceToHost));
     CK(cudaFree(A0));
   }
-  std::vector<double> R(n * n, 0.0);
-  for (int j = 0; j < n; ++j) {
-    double d = hA[j + j * n];
-    for (int k = 0; k < j; ++k) d -= R[j + k * n] * R[j + k * n];
-    R[j + j * n] = std::sqrt(d);
-    for (int i = j + 1; i < n; ++i) {
-      double v = hA[i + j * n];
-      for (int k = 0; k < j; ++k) v -= R[i + k * n] * R[j + k * n];
-      R[i + j * n] = v / R[j + j * n];
-    }
-  }
+  const std::vector<double> R = probe_cholesky_f64(hA, n);
   for (int e = 0; e < n * n; ++e) hL[e] = float(R[e]);
   unsigned h = 12345u;
   for (auto& v : hC) {
