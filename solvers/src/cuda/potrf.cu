@@ -127,9 +127,8 @@ bool diag_tiles_enabled() {
 // with potrf_diag_split_kernel instead of the tile kernel. Opt-in: alone it
 // is faster (16.5 against 26-31 us per 128-block), but inside the look-ahead
 // session 33 measured spotrf 4096 at 1.87 ms against 1.52 with the tile
-// kernel. Why is open; the first suspect is that other blocks can share its
-// SM, where the tile kernel's registers keep an SM to itself
-// (docs/cholesky.md, session 33, item 6).
+// kernel. Why is open; one suspect is that other blocks share its SM and
+// slow its one-warp factorizations (docs/cholesky.md, session 33, item 6).
 bool diag_split_enabled() {
   static const bool v = env_opt_in("DLA_POTRF_DIAG_SPLIT");
   return v;

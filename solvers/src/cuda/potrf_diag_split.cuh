@@ -13,11 +13,12 @@
 // 26-31 us per 128-block, and the diagonal block is on the critical path of
 // every step of the look-ahead. But inside the look-ahead spotrf 4096 took
 // 1.87 ms with it against 1.52 with the tile kernel, so it is opt-in
-// (DLA_POTRF_DIAG_SPLIT=1, potrf.cu). The lead: at 54 KB of shared memory
-// and 148 registers per thread, panel, update and GEMM blocks can share its
-// SM and slow its one-warp chains; the tile kernel (544 threads, up to 120
-// registers) keeps an SM to itself. Not yet measured: the same kernel with
-// the whole SM's shared memory requested.
+// (DLA_POTRF_DIAG_SPLIT=1, potrf.cu). Why is open. One suspect: at 54 KB of
+// shared memory and 148 registers per thread, panel, update and GEMM blocks
+// can share its SM and slow its one-warp chains (the tile kernel, 4 KB and
+// 544 x 80 registers, leaves room too, but spreads its work over 17 warps).
+// Not yet measured: the same kernel with the whole SM's shared memory
+// requested.
 //
 // Tiles are 64 x 64 in shared memory, column-major with stride kSplitLd. An
 // order m2 = m - 64 < 64 of A22 is padded with an identity (A21's padding
