@@ -10,6 +10,14 @@
 //     -o .carry/timeline
 // Run: ./timeline [-q] n [n ...] > timeline.txt   (-q: dla's medians of 10
 // untraced runs only)
+// With the diagonal kernels' phase stamps (session 34): compile a copy of
+// the library's potrf.cu with them and link it before the library:
+//   nvcc -O3 -DNDEBUG -arch=sm_90 --expt-relaxed-constexpr -std=c++20 \
+//     -include experiments/timeline/diag_stamps.cuh -Isolvers/include -Icore/include \
+//     -Ibuild/core/include -Igemm/include -Isolvers/src/cuda -c solvers/src/cuda/potrf.cu \
+//     -o potrf_stamps.o
+//   then the link line above with potrf_stamps.o before the libraries.
+// It then prints the stamps of dla's last untraced run per n.
 // Prints, per library and n: the median time of 5 untraced runs (events),
 // then one traced run's kernels: start and end in us from the first kernel's
 // start, stream, grid, block, dynamic shared memory, and the name.
@@ -38,6 +46,11 @@
       std::exit(1);                                                             \
     }                                                                           \
   } while (0)
+
+// Defined only where the library's potrf.cu is rebuilt with diag_stamps.cuh
+// (see there); null otherwise.
+extern "C" void diag_stamps_enable() __attribute__((weak));
+extern "C" void diag_stamps_dump(const char* label, int steps) __attribute__((weak));
 
 namespace {
 
@@ -137,6 +150,7 @@ int main(int argc, char** argv) {
           cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lw, info);
       };
       std::vector<float> ms;
+      if (lib == 0 && diag_stamps_enable) diag_stamps_enable();
       for (int it = 0; it < (quiet ? 13 : 8); ++it) {
         DLA_CUDA_CHECK(cudaMemcpyAsync(A, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
         DLA_CUDA_CHECK(cudaEventRecord(e0, s));
@@ -151,6 +165,7 @@ int main(int argc, char** argv) {
       int hinfo = -1;
       DLA_CUDA_CHECK(cudaMemcpy(&hinfo, info, sizeof(int), cudaMemcpyDeviceToHost));
       if (hinfo != 0) std::printf("!! %s n=%d info=%d\n", lib ? "cusolver" : "dla", n, hinfo);
+      if (lib == 0 && diag_stamps_dump) diag_stamps_dump("dla, last timed run", (n + 127) / 128);
       if (quiet) {
         std::printf("%s n=%d median %.3f ms (min %.3f, max %.3f, %zu runs)\n", lib ? "cusolver" : "dla", n,
                     ms[ms.size() / 2], ms.front(), ms.back(), ms.size());
