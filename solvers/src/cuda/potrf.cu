@@ -125,10 +125,10 @@ bool diag_tiles_enabled() {
 
 // DLA_POTRF_DIAG_SPLIT=1 factors the float diagonal blocks of order 65..128
 // with potrf_diag_split_kernel instead of the tile kernel. Opt-in: alone it
-// is faster (16.5 against 26-31 us per 128-block), but inside the look-ahead
-// session 33 measured spotrf 4096 at 1.87 ms against 1.52 with the tile
-// kernel. Why is open; one suspect is that other blocks share its SM and
-// slow its one-warp factorizations (docs/cholesky.md, session 33, item 6).
+// is faster (16.5 against 26-31 us per 128-block), but in place it takes as
+// long as the tile kernel (~26 us, session 34's stamps) and releases the
+// panel in two steps instead of four: spotrf 4096 1.72 ms against 1.51
+// (docs/cholesky.md, session 34).
 bool diag_split_enabled() {
   static const bool v = env_opt_in("DLA_POTRF_DIAG_SPLIT");
   return v;

@@ -8,17 +8,21 @@
 //                             stored and sub-panels 0 and 1 released;
 //   3. A22 -= L21 L21^T       all 8 warps, 4 x 4 outputs per thread;
 //   4. L22 = chol(A22)        one warp.
-// Why (docs/cholesky.md, session 33): alone on an idle H200 the four parts
-// took 32.7 k cycles (16.5 us; 19.4 us cold), where the tile kernel takes
-// 26-31 us per 128-block, and the diagonal block is on the critical path of
-// every step of the look-ahead. But inside the look-ahead spotrf 4096 took
-// 1.87 ms with it against 1.52 with the tile kernel, so it is opt-in
-// (DLA_POTRF_DIAG_SPLIT=1, potrf.cu). Why is open. One suspect: at 54 KB of
-// shared memory and 148 registers per thread, panel, update and GEMM blocks
-// can share its SM and slow its one-warp chains (the tile kernel, 4 KB and
-// 544 x 80 registers, leaves room too, but spreads its work over 17 warps).
-// Not yet measured: the same kernel with the whole SM's shared memory
-// requested.
+// Why (docs/cholesky.md, sessions 33-34): alone on an idle H200 the four
+// parts took 32.7 k cycles (16.5 us; 19.4 us cold), where the tile kernel
+// takes 26-31 us per 128-block, and the diagonal block is on the critical
+// path of every step of the look-ahead. In place it does not win, so it is
+// opt-in (DLA_POTRF_DIAG_SPLIT=1, potrf.cu). Session 34 stamped both kernels
+// inside spotrf 4096 (experiments/timeline/diag_stamps.cuh): this kernel,
+// then 160 KB of code, took 30 us in late steps and up to 47 us in early
+// ones, its one-warp factorizations 9.5-16 us each where they took 6 us
+// alone, also with the whole SM's shared memory (so not SM sharing). With
+// the compact warp_factor64 below (85 KB) and its loads batched it takes
+// ~26 us, as long as the tile kernel (11 KB, 17 warps), and it releases the
+// panel's sub-panels in two steps instead of four, so spotrf 4096 takes 1.72
+// ms against the tile kernel's 1.51. Our reading (not profiled): in place
+// the code comes from L2 at every launch, and the block's loads and stores
+// are L2 round trips; both cost the one-warp chains most.
 //
 // Tiles are 64 x 64 in shared memory, column-major with stride kSplitLd. An
 // order m2 = m - 64 < 64 of A22 is padded with an identity (A21's padding
@@ -47,45 +51,88 @@ constexpr std::size_t potrf_diag_split_smem_bytes() {
 }
 
 // Right-looking Cholesky of the 64 x 64 tile S (lower triangle; the strict
-// upper part is read as scratch) by one warp: lane l holds row l (columns <
-// 32) and row l + 32 in registers; column q of L is written to S and read
-// back by every lane (broadcast) for the rank-1 update. Returns the failing
-// column + 1 (columns < it are L in S, the rest of S is as it was), or 0.
-// Not inlined: a kernel calling it twice runs one copy of its ~70 KB of
-// unrolled code (session 33: inlined twice, the second copy is fetched cold).
+// upper part is scratch) by one warp: lane l holds row l (columns < 32) and
+// row l + 32 in registers; column q of L is written to S and read back by
+// every lane (broadcast) for the rank-1 update. Returns the failing column
+// + 1 (columns < it are L in S, the rest of S is as it was), or 0.
+// Compact code (session 34, docs/cholesky.md): the kernel runs once per
+// block column, on an SM whose instruction cache does not hold it, while the
+// bulk update loads L2. Fully unrolled, this function made the kernel 160 KB
+// and took 6 us warm alone but 9.5-16 us in place. Here the columns go in a
+// loop over blocks of 8 (unrolled inside), and the register arrays shift by
+// 8 after each block, so every index stays static: slot k holds column
+// base + k (45 KB of code; the kernel 85 KB). Slots past the last column
+// hold values that are never stored nor used as pivots; their loads are
+// clamped to rows of the tile (a read past column q's rows would be a read
+// of column q + 1, which the next step writes).
+// Not inlined: the kernel calls it twice.
 __device__ __noinline__ inline int warp_factor64(float* S) {
   const int l = threadIdx.x % 32;
-  float x0[32], x1[64];
+  float x0[32], x1[64];  // row l, row l + 32: slot k = column base + k
 #pragma unroll
   for (int c = 0; c < 32; ++c) x0[c] = S[c * kSplitLd + l];
 #pragma unroll
   for (int c = 0; c < 64; ++c) x1[c] = S[c * kSplitLd + l + 32];
+  // Columns 0..31: both rows of the lane take part.
+#pragma unroll 1
+  for (int base = 0; base < 32; base += 8) {
 #pragma unroll
-  for (int q = 0; q < 64; ++q) {
-    const float piv = __shfl_sync(0xffffffffu, q < 32 ? x0[q < 32 ? q : 0] : x1[q], q & 31);
-    if (!(piv > 0.f)) return q + 1;  // uniform
-    const float inv = rsqrt_t(piv), d = piv * inv;
-    if (q < 32) {
-      float& x = x0[q < 32 ? q : 0];
-      x = l > q ? x * inv : (l == q ? d : x);
-      S[q * kSplitLd + l] = x;
-    }
-    x1[q] = l + 32 > q ? x1[q] * inv : (l + 32 == q ? d : x1[q]);
-    S[q * kSplitLd + l + 32] = x1[q];
-    __syncwarp();
+    for (int q = 0; q < 8; ++q) {
+      const int col = base + q;
+      const float piv = __shfl_sync(0xffffffffu, x0[q], col);
+      if (!(piv > 0.f)) return col + 1;  // uniform
+      const float inv = rsqrt_t(piv), d = piv * inv;
+      x0[q] = l > col ? x0[q] * inv : (l == col ? d : x0[q]);
+      S[col * kSplitLd + l] = x0[q];
+      x1[q] *= inv;  // row l + 32 > col
+      S[col * kSplitLd + l + 32] = x1[q];
+      __syncwarp();
+      const float* Lq = &S[col * kSplitLd + base];  // Lq[k] = L(base + k, col)
 #pragma unroll
-    for (int c4 = (q + 1) / 4; c4 < 16; ++c4) {
-      float v[4];
-      ld16(&S[q * kSplitLd + 4 * c4], v);
+      for (int c4 = (q + 1) / 4; c4 < 16; ++c4) {
+        float v[4];
+        ld16(&Lq[min(4 * c4, kSplitTs - 4 - base)], v);
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int k = 4 * c4 + e;
-        if (k > q) {
-          if (k < 32 && q < 32) x0[k < 32 ? k : 0] -= x0[q < 32 ? q : 0] * v[e];
-          x1[k] -= x1[q] * v[e];
+        for (int e = 0; e < 4; ++e) {
+          const int k = 4 * c4 + e;
+          if (k > q) {
+            if (k < 32) x0[k < 32 ? k : 0] -= x0[q] * v[e];
+            x1[k] -= x1[q] * v[e];
+          }
         }
       }
     }
+#pragma unroll
+    for (int k = 0; k < 24; ++k) x0[k] = x0[k + 8];
+#pragma unroll
+    for (int k = 0; k < 56; ++k) x1[k] = x1[k + 8];
+  }
+  // Columns 32..63: row l + 32 only, in slots 0..31 of x1.
+#pragma unroll 1
+  for (int base = 0; base < 32; base += 8) {
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      const int col = 32 + base + q;
+      const float piv = __shfl_sync(0xffffffffu, x1[q], base + q);
+      if (!(piv > 0.f)) return col + 1;  // uniform
+      const float inv = rsqrt_t(piv), d = piv * inv;
+      x1[q] = l + 32 > col ? x1[q] * inv : (l + 32 == col ? d : x1[q]);
+      S[col * kSplitLd + l + 32] = x1[q];
+      __syncwarp();
+      const float* Lq = &S[col * kSplitLd + 32 + base];  // Lq[k] = L(32 + base + k, col)
+#pragma unroll
+      for (int c4 = (q + 1) / 4; c4 < 8; ++c4) {
+        float v[4];
+        ld16(&Lq[min(4 * c4, kSplitTs - 36 - base)], v);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int k = 4 * c4 + e;
+          if (k > q) x1[k] -= x1[q] * v[e];
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < 24; ++k) x1[k] = x1[k + 8];
   }
   return 0;
 }
@@ -161,15 +208,12 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
   float* const rinv = S22 + kSplitTile;
   // Launched as a programmatic dependent of the kernel before it (potrf.cu),
   // like the tile kernel: wait for it, then let the fused panel launch.
+  const int tid = threadIdx.x;
+  if (tid == 0) DLA_POTRF_DIAG_STAMP(9);  // probe hooks: potrf_kernels.cuh
   asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;");
-  const int tid = threadIdx.x;
   if (tid == 0) DLA_POTRF_DIAG_STAMP(0);
   if (tid == 0 && flag != nullptr) atomicExch(flag, flag_base);
-  if (*info != 0) {  // an earlier minor failed (uniform)
-    if (tid == 0) panel_flag_release(flag, flag_base);
-    return;
-  }
   const int m2 = m - kSplitTs;  // 1 .. 64
   // L(i, j) = upper ? A(j, i) : A(i, j).
   auto el = [=](int i, int j) -> float& {
@@ -181,15 +225,36 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
   auto ij = [](int e, int& i, int& j) {
     if (Upper) { j = e % kSplitTs; i = e / kSplitTs; } else { i = e % kSplitTs; j = e / kSplitTs; }
   };
-  for (int e = tid; e < kSplitTs * kSplitTs; e += kSplitThreads) {
+  // Every load issued before the first store to shared memory: the block
+  // comes from L2 (the update kernel before this one wrote it), and one
+  // load round trip per element group cost ~5 us in place (session 34).
+  constexpr int kLoads = kSplitTs * kSplitTs / kSplitThreads;
+  float v11[kLoads], v21[kLoads], v22[kLoads];
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) {
     int i, j;
-    ij(e, i, j);
-    S11[j * kSplitLd + i] = i >= j ? el(i, j) : 0.f;
-    S21[j * kSplitLd + i] = i < m2 ? el(kSplitTs + i, j) : 0.f;
-    S22[j * kSplitLd + i] = i < m2 && j < m2 ? (i >= j ? el(kSplitTs + i, kSplitTs + j) : 0.f)
-                                             : (i == j ? 1.f : 0.f);
+    ij(tid + u * kSplitThreads, i, j);
+    v11[u] = i >= j ? el(i, j) : 0.f;
+    v21[u] = i < m2 ? el(kSplitTs + i, j) : 0.f;
+    v22[u] = i < m2 && j < m2 ? (i >= j ? el(kSplitTs + i, kSplitTs + j) : 0.f)
+                              : (i == j ? 1.f : 0.f);
+  }
+  // After the loads, so that the two round trips overlap (the block is only
+  // read before this test).
+  if (*info != 0) {  // an earlier minor failed (uniform)
+    if (tid == 0) panel_flag_release(flag, flag_base);
+    return;
+  }
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) {
+    int i, j;
+    ij(tid + u * kSplitThreads, i, j);
+    S11[j * kSplitLd + i] = v11[u];
+    S21[j * kSplitLd + i] = v21[u];
+    S22[j * kSplitLd + i] = v22[u];
   }
   __syncthreads();
+  if (tid == 0) DLA_POTRF_DIAG_STAMP(1);
 
   __shared__ int fail;  // failing column + 1 (of the block), or 0
   if (tid < 32) {
@@ -197,14 +262,17 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
     if (tid == 0) fail = f;
   }
   __syncthreads();
+  if (tid == 0) DLA_POTRF_DIAG_STAMP(3);
   int linfo = fail;
   if (linfo == 0) {
     if (tid < kSplitTs) rinv[tid] = 1.f / S11[tid * kSplitLd + tid];
     __syncthreads();
     solve_blocked64(S21, S11, rinv);
     __syncthreads();
+    if (tid == 0) DLA_POTRF_DIAG_STAMP(4);
   }
   // L11 (columns < the failing one, or all) and L21 to A.
+#pragma unroll 4
   for (int e = tid; e < kSplitTs * kSplitTs; e += kSplitThreads) {
     int i, j;
     ij(e, i, j);
@@ -224,13 +292,16 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
     }
     syrk_square64(S22, S21);
     __syncthreads();
+    if (tid == 0) DLA_POTRF_DIAG_STAMP(5);
     if (tid < 32) {
       const int f = warp_factor64(S22);
       if (tid == 0) fail = f;
     }
     __syncthreads();
+    if (tid == 0) DLA_POTRF_DIAG_STAMP(6);
     const int f2 = fail;  // never in the padding (identity pivots)
     if (f2 != 0) linfo = kSplitTs + f2;
+#pragma unroll 4
     for (int e = tid; e < kSplitTs * kSplitTs; e += kSplitThreads) {
       int i, j;
       ij(e, i, j);

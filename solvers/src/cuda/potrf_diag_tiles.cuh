@@ -89,18 +89,15 @@ __global__ void __launch_bounds__(DiagTiles<NC>::kThreads, 1)
   // Launched as a programmatic dependent of the kernel before it (potrf.cu):
   // wait until that kernel has finished (a no-op after a plain launch), then
   // let the fused panel kernel launch.
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;");
   const int tid = threadIdx.x;
   const int lead = G::kThreads - 32;  // lane 0 of the last warp: runs every phase
+  if (tid == lead) DLA_POTRF_DIAG_STAMP(9);
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;");
   if (tid == lead) DLA_POTRF_DIAG_STAMP(0);
   if (tid == lead) {
     if (flag != nullptr) atomicExch(flag, flag_base);
     fail = 0;
-  }
-  if (*info != 0) {  // an earlier minor failed
-    if (tid == lead) panel_flag_release(flag, flag_base);
-    return;
   }
   const bool has = tid < G::kTiles;
   const int t = has ? tid : G::kTiles - 1;
@@ -122,6 +119,12 @@ __global__ void __launch_bounds__(DiagTiles<NC>::kThreads, 1)
 #pragma unroll
     for (int c = 0; c < kS; ++c)
       a[r][c] = stored(r, c) ? el(r, c0 + c) : (r0 + r == c0 + c ? T(1) : T(0));
+  // After the block's loads, so that the two round trips to L2 overlap
+  // (session 34): the block is only read before this test.
+  if (*info != 0) {  // an earlier minor failed (uniform)
+    if (tid == lead) panel_flag_release(flag, flag_base);
+    return;
+  }
   __syncthreads();  // fail = 0 is visible
 
   int linfo = 0;

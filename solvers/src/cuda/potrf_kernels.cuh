@@ -25,10 +25,11 @@
 #include "smem_vec.cuh"
 #include "dla/core/types.hpp"
 
-// Probe hooks: a probe (experiments/panel-tail) defines these before it
-// includes this header, to record the time at the marked points of the
-// diagonal tile kernel (potrf_diag_tiles.cuh) and the fused panel kernel;
-// by default they compile to nothing.
+// Probe hooks: a probe (experiments/panel-tail, experiments/timeline's
+// diag_stamps.cuh) defines these before it includes this header, to record
+// the time at the marked points of the diagonal kernels (potrf_diag_tiles.cuh,
+// potrf_diag_split.cuh) and the fused panel kernel; by default they compile
+// to nothing. A DIAG_STAMP may use the kernels' parameter `offset`.
 #ifndef DLA_POTRF_DIAG_STAMP
 #define DLA_POTRF_DIAG_STAMP(slot) ((void)0)
 #endif
