@@ -6,10 +6,16 @@
 // potrf_diag_split_kernel inside dla::cuda::spotrf records %globaltimer at
 // its marked points, by block column (offset / 128), and the SM it ran on.
 // Slots: 9 entered (before griddepcontrol.wait), 0 the wait returned, 8 the
-// final release; the tile kernel 1-4 the releases of sub-panels 0-3; the
-// split kernel 1 block loaded, 3 L11 factored, 4 L21 solved, 2 sub-panels 0-1
-// released, 5 A22 updated, 6 L22 factored. The timeline (timeline.cu) calls
-// diag_stamps_enable before its runs and diag_stamps_dump after them.
+// final release; the tile kernel 1-3 the releases of sub-panels 0-2 (3 with
+// the final one); the split kernel 1 block loaded, 3 L11 factored, 4 L21
+// solved, 2 sub-panels 0-1 released, 5 A22 updated, 6 L22 factored.
+// It also defines DLA_POTRF_PANEL_STAMP for the fused panel kernel
+// (potrf_panel.cuh), by block column (flag_base / kPanelFlagStep): per slot
+// the latest of its blocks' times (atomicMax), so chunk s's slots 2 + 5 s
+// (updated), 3 + 5 s (its sub-panel released and seen), 4 + 5 s (copied) and
+// 5 + 5 s (solved) say when the panel's last block got there.
+// The timeline (timeline.cu) calls diag_stamps_enable before its runs and
+// diag_stamps_dump after them.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -32,13 +38,36 @@ __device__ __forceinline__ void diag_stamp(long long offset, int slot) {
 }
 #define DLA_POTRF_DIAG_STAMP(slot) diag_stamp((long long)(offset), (slot))
 
-static unsigned long long* g_diag_stamps_host_ptr = nullptr;
+constexpr int kPanelStampSlots = 24;
+constexpr int kPanelStampFlagStep = 1024;  // potrf_kernels.cuh's kPanelFlagStep
+__device__ unsigned long long* g_panel_stamps;
 
+__device__ __forceinline__ void panel_stamp(int flag_base, int slot) {
+  unsigned long long* s = g_panel_stamps;
+  const int step = flag_base / kPanelStampFlagStep;
+  if (threadIdx.x != 0 || s == nullptr || step >= kDiagStampSteps || slot >= kPanelStampSlots) return;
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  atomicMax(&s[kPanelStampSlots * step + slot], t);
+}
+#define DLA_POTRF_PANEL_STAMP(slot) panel_stamp(flag_base, (slot))
+
+static unsigned long long* g_diag_stamps_host_ptr = nullptr;
+static unsigned long long* g_panel_stamps_host_ptr = nullptr;
+constexpr std::size_t kDiagStampBytes = sizeof(unsigned long long) * kDiagStampSlots * kDiagStampSteps;
+constexpr std::size_t kPanelStampBytes = sizeof(unsigned long long) * kPanelStampSlots * kDiagStampSteps;
+
+// Zeroes the records (the panel's are maxima: call it before every run
+// whose panel stamps are read).
 extern "C" void diag_stamps_enable() {
-  const std::size_t bytes = sizeof(unsigned long long) * kDiagStampSlots * kDiagStampSteps;
-  if (g_diag_stamps_host_ptr == nullptr) cudaMalloc(&g_diag_stamps_host_ptr, bytes);
-  cudaMemset(g_diag_stamps_host_ptr, 0, bytes);
+  if (g_diag_stamps_host_ptr == nullptr) {
+    cudaMalloc(&g_diag_stamps_host_ptr, kDiagStampBytes);
+    cudaMalloc(&g_panel_stamps_host_ptr, kPanelStampBytes);
+  }
+  cudaMemset(g_diag_stamps_host_ptr, 0, kDiagStampBytes);
+  cudaMemset(g_panel_stamps_host_ptr, 0, kPanelStampBytes);
   cudaMemcpyToSymbol(g_diag_stamps, &g_diag_stamps_host_ptr, sizeof(g_diag_stamps_host_ptr));
+  cudaMemcpyToSymbol(g_panel_stamps, &g_panel_stamps_host_ptr, sizeof(g_panel_stamps_host_ptr));
   cudaDeviceSynchronize();
 }
 
@@ -64,4 +93,25 @@ extern "C" void diag_stamps_dump(const char* label, int steps) {
     sum_end += rel(8);
   }
   std::printf("-- diag stamps %s: sum of wait->end %.1f us\n", label, sum_end);
+
+  // The fused panel of each block column, times from the diagonal kernel's
+  // wait return: its last block's start, chunk 2 solved, and chunk 3's
+  // sub-panel seen, copied and solved (128-wide block columns: 4 chunks);
+  // tail = chunk 3 solved - the diagonal kernel's final release.
+  unsigned long long hp[kPanelStampSlots * kDiagStampSteps];
+  cudaMemcpy(hp, g_panel_stamps_host_ptr, sizeof(hp), cudaMemcpyDeviceToHost);
+  std::printf("-- panel stamps %s: step | last start | chunk 2 solved | chunk 3 seen copied solved | tail (us)\n",
+              label);
+  double sum_tail = 0;
+  for (int k = 0; k < steps && k < kDiagStampSteps; ++k) {
+    const unsigned long long* d = h + kDiagStampSlots * k;
+    const unsigned long long* q = hp + kPanelStampSlots * k;
+    if (d[0] == 0 || q[20] == 0) continue;
+    auto rel = [&](int slot) { return q[slot] ? (double(q[slot]) - double(d[0])) * 1e-3 : -1.0; };
+    const double tail = (double(q[20]) - double(d[8])) * 1e-3;
+    std::printf("   %3d | %6.1f | %6.1f | %6.1f %6.1f %6.1f | %6.1f\n", k, rel(0), rel(15), rel(18),
+                rel(19), rel(20), tail);
+    sum_tail += tail;
+  }
+  std::printf("-- panel stamps %s: sum of tails %.1f us\n", label, sum_tail);
 }

@@ -17,7 +17,8 @@
 //     -Ibuild/core/include -Igemm/include -Isolvers/src/cuda -c solvers/src/cuda/potrf.cu \
 //     -o potrf_stamps.o
 //   then the link line above with potrf_stamps.o before the libraries.
-// It then prints the stamps of dla's last untraced run per n.
+// It then prints the diagonal kernels' and the fused panels' stamps of dla's
+// last timed run per n (diag_stamps.cuh).
 // Prints, per library and n: the median time of 5 untraced runs (events),
 // then one traced run's kernels: start and end in us from the first kernel's
 // start, stream, grid, block, dynamic shared memory, and the name.
