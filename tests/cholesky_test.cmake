@@ -75,6 +75,16 @@ dla_cholesky_variant(panel_left_nb100
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_PANEL_AHEAD=0 DLA_POTRF_NB=100)
 
+# The right-looking fused panel in its rolled form (DLA_POTRF_PANEL_ROLLED=1,
+# opt-in since session 34): full chunks (nb 128) and a partial last chunk
+# (nb 100), float and double, both uplo.
+dla_cholesky_variant(panel_rolled
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_PANEL_ROLLED=1)
+dla_cholesky_variant(panel_rolled_nb100
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_PANEL_ROLLED=1 DLA_POTRF_NB=100)
+
 # nb = 192: block columns wider than 128 take the fused panel's wide layout
 # (potrf_panel_kernel<T, kDiagMax>, which loads each chunk's row block at the
 # chunk's start) and the 256-wide diagonal kernel. No default rule picks

@@ -18,8 +18,6 @@ cd .carry && xz -dkf tl_stamps.xz && chmod +x tl_stamps
 for v in 0 1; do
   DLA_POTRF_DIAG_SPLIT=$v timeout 90 ./tl_stamps -q 4096 2048 8192 > "${OUT:-/tmp}/stamps-split$v.txt" 2>&1
 done
-# Session 35's plan: the fused panel's rolled form (docs/cholesky.md, session 34;
-# on branch exp/panel-rolled, cherry-pick 0606849 first; on main the variable
-# does nothing and this run repeats the default).
+# Session 35's plan: the fused panel's rolled form (docs/cholesky.md, session 34).
 DLA_POTRF_PANEL_ROLLED=1 timeout 90 ./tl_stamps -q 4096 2048 8192 > "${OUT:-/tmp}/stamps-rolled.txt" 2>&1
 grep -h "median\|sum of" "${OUT:-/tmp}"/stamps-*.txt

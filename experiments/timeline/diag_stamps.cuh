@@ -57,8 +57,8 @@ static unsigned long long* g_panel_stamps_host_ptr = nullptr;
 constexpr std::size_t kDiagStampBytes = sizeof(unsigned long long) * kDiagStampSlots * kDiagStampSteps;
 constexpr std::size_t kPanelStampBytes = sizeof(unsigned long long) * kPanelStampSlots * kDiagStampSteps;
 
-// Zeroes the records. The panel's are maxima over blocks; over several runs
-// without a reset they hold the last run's times (%globaltimer only grows).
+// Zeroes the records (the panel's are maxima: call it before every run
+// whose panel stamps are read).
 extern "C" void diag_stamps_enable() {
   if (g_diag_stamps_host_ptr == nullptr) {
     cudaMalloc(&g_diag_stamps_host_ptr, kDiagStampBytes);

@@ -165,6 +165,15 @@ bool panel_ahead_enabled() {
   return v;
 }
 
+// DLA_POTRF_PANEL_ROLLED=1 runs the right-looking fused panel in its rolled
+// form (potrf_panel.cuh: one copy of the chunk code instead of four).
+// Opt-in until measured: session 34 prepared it to test whether the panel's
+// 13-17 us tail beside the bulk update is instruction fetch.
+bool panel_rolled_enabled() {
+  static const bool v = env_opt_in("DLA_POTRF_PANEL_ROLLED");
+  return v;
+}
+
 // DLA_POTRF_SIDE_GATE=0: rest(group) starts as soon as the group's last panel
 // is done, racing the critical trapezoid for the SMs, instead of after the
 // trapezoid's first block has started (A/B runs; session 31).
@@ -357,9 +366,10 @@ struct Potrf {
     const bool narrow = jb <= 128;  // the 128-wide layout: less shared memory (float 78 KB, not 103)
     const std::size_t smem = narrow ? detail::potrf_panel_smem_bytes<T, 128>()
                                     : detail::potrf_panel_smem_bytes<T, detail::kDiagMax>();
-    auto* kernel = !narrow                 ? &detail::potrf_panel_kernel<T, detail::kDiagMax>
-                   : panel_ahead_enabled() ? &detail::potrf_panel_kernel<T, 128, true>
-                                           : &detail::potrf_panel_kernel<T, 128>;
+    auto* kernel = !narrow                  ? &detail::potrf_panel_kernel<T, detail::kDiagMax>
+                   : !panel_ahead_enabled() ? &detail::potrf_panel_kernel<T, 128>
+                   : panel_rolled_enabled() ? &detail::potrf_panel_kernel<T, 128, true, true>
+                                            : &detail::potrf_panel_kernel<T, 128, true>;
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     // A programmatic dependent of the diagonal kernel (see above).

@@ -150,12 +150,23 @@ __device__ inline void panel_copy_subpanel(PanelSmem<T, NC>& sm, Lel lel, BlockJ
 // release only the last chunk's copy and solve remain. (Left-looking, chunk
 // 3's update of 96 columns starts only after chunk 2 is solved, and it ends
 // after the diagonal kernel has ended: the 6 us tail measured in session 29.)
-template <class T, int NC, bool Ahead = false>
+// Rolled (with Ahead; opt-in, DLA_POTRF_PANEL_ROLLED=1, session 34): the same
+// right-looking order in a loop over the chunks instead of one unrolled copy
+// per chunk, the registers of the later chunks shifted down after each, so
+// that every index stays static. The unrolled form is 89 KB of code (float)
+// and its last chunk, the one on the critical path, runs code that its SM has
+// not run before. Session 34 measured that tail at 13-17 us while the bulk
+// update runs beside and ~3.5 us otherwise (docs/cholesky.md); the question
+// this form answers is how much of that is instruction fetch. ptxas: float
+// 30 KB and 78 registers (unrolled: 89 KB, 83); double 33 KB and 130
+// registers (unrolled: 100 KB, 104), so one double block per SM, not two.
+template <class T, int NC, bool Ahead = false, bool Rolled = false>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
                        const int* flag, int flag_base) {
   using Smem = PanelSmem<T, NC>;
   static_assert(!Ahead || Smem::kWhole, "the right-looking order needs all row blocks");
+  static_assert(!Rolled || Ahead, "the rolled form is of the right-looking order");
   constexpr int kWarpsDiag = diag_threads<T>() / 32;  // flag increments per sub-panel
   extern __shared__ __align__(16) unsigned char panel_smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(panel_smem_raw);
@@ -237,14 +248,30 @@ __global__ void __launch_bounds__(kPanelThreads)
     T acc[kChunks][8];
 #pragma unroll
     for (int s = 0; s < kChunks; ++s) load_chunk(s, acc[s]);
-#pragma unroll
-    for (int s = 0; s < kChunks; ++s) {
-      if (s < nchunks) {
+    if constexpr (Rolled) {
+      // acc[d] holds chunk s + d.
+#pragma unroll 1
+      for (int s = 0; s < nchunks; ++s) {
         DLA_POTRF_PANEL_STAMP(2 + 5 * s);
-        solve_chunk(s, acc[s]);
+        solve_chunk(s, acc[0]);
 #pragma unroll
-        for (int s2 = s + 1; s2 < kChunks; ++s2)
-          if (s2 < nchunks) update(s2, 32 * s, 32 * s + 32, acc[s2]);
+        for (int d = 1; d < kChunks; ++d)
+          if (s + d < nchunks) update(s + d, 32 * s, 32 * s + 32, acc[d]);
+#pragma unroll
+        for (int d = 0; d + 1 < kChunks; ++d)
+#pragma unroll
+          for (int q = 0; q < 8; ++q) acc[d][q] = acc[d + 1][q];
+      }
+    } else {
+#pragma unroll
+      for (int s = 0; s < kChunks; ++s) {
+        if (s < nchunks) {
+          DLA_POTRF_PANEL_STAMP(2 + 5 * s);
+          solve_chunk(s, acc[s]);
+#pragma unroll
+          for (int s2 = s + 1; s2 < kChunks; ++s2)
+            if (s2 < nchunks) update(s2, 32 * s, 32 * s + 32, acc[s2]);
+        }
       }
     }
   } else {
