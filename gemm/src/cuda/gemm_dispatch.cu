@@ -175,8 +175,8 @@ AutoPlan plan_native(const GemmArgs<float>& g) {
 
 // Fp32Gemm::Tf32x3: the tensor-core kernels where they win, Native elsewhere.
 // Compute capability 9.0 (session 19, docs/gemm.md): the warpgroup-MMA kernel
-// for k >= 256 wherever its 128 x 128 tiles fill the device, aligned or not
-// (1.5-1.8x cuBLAS on aligned shapes; with 4-byte copies 3001^3 1.18x and
+// for k >= 256 wherever its 128 x 128 tiles fill the device (sgemmt: from
+// kTriWgmmaTiles of them, session 35), aligned or not (1.5-1.8x cuBLAS on aligned shapes; with 4-byte copies 3001^3 1.18x and
 // 4097^3 1.33x, where the Native plan with packing gets 0.99x / 0.97x).
 // Elsewhere (and below that size) the mma.sync kernels (session 18), TFLOP/s
 // tf32x3 / native: 4096^3 50.9 / 45.9, 16384^3 52.5 / 48.2 (128x256 tiles),
@@ -188,6 +188,8 @@ AutoPlan plan_native(const GemmArgs<float>& g) {
 // device, else 128x128, else 64x64 (not for sgemmt: its small launches sit on
 // the factorizations' critical paths, measured there with Native). Otherwise
 // the Native plan.
+constexpr int kTriWgmmaTiles = 32;  // see plan_tf32x3
+
 AutoPlan plan_tf32x3(const GemmArgs<float>& g) {
   const index_t sms = device_limits().sm_count;
   auto tiles = [&](index_t bm, index_t bn) {
@@ -201,7 +203,21 @@ AutoPlan plan_tf32x3(const GemmArgs<float>& g) {
   AutoPlan plan;
   // DLA_GEMM_WGMMA=0 turns the warpgroup-MMA rule off (comparison runs).
   static const bool wgmma_on = env_int("DLA_GEMM_WGMMA", 1) != 0;
-  if (wgmma_on && tiles(128, 128) >= sms && tf32x3_wgmma_supported()) {
+  // Triangular launches (sgemmt: the Cholesky's updates) take the wgmma
+  // kernel from kTriWgmmaTiles of its 128 x 128 tiles, not only from a
+  // device's worth: at 16384 the look-ahead's in-group updates (16256 x 128,
+  // k = 256 .. 640: 127 tiles) ran on 507 CUDA-core 64 x 64 tiles for 44-136
+  // us each, and took the SMs from the bulk update beside them. Session 35
+  // (H200, spotrf tf32x3 ms, threshold a device's worth / 64 / 32 / 16, two
+  // runs): 6144 3.10-3.12 / 2.97 / 2.95-2.96 / 2.94-2.96; 8192 5.30-5.31 /
+  // 5.17-5.18 / 5.07-5.18 / 5.15-5.16; 12288 13.43-13.46 / 13.04-13.10 /
+  // 12.94-13.03 / 13.00-13.07; 16384 27.11-27.15 / 25.70-25.73 / 25.50-25.57
+  // / 25.61-25.74; 3000 and 4096 unchanged (their critical updates run on
+  // potrf_update_kernel). DLA_GEMMT_WGMMA_TILES=t overrides it (0: a
+  // device's worth, the rule before session 35).
+  static const int tri_wgmma_env = env_int("DLA_GEMMT_WGMMA_TILES", kTriWgmmaTiles);
+  const index_t wgmma_tiles = tri && tri_wgmma_env > 0 ? index_t(tri_wgmma_env) : sms;
+  if (wgmma_on && tiles(128, 128) >= wgmma_tiles && tf32x3_wgmma_supported()) {
     plan.tc = &tf32x3_by_name("tf32x3_wgmma_128x128x32");
     return plan;
   }
