@@ -75,15 +75,17 @@ dla_cholesky_variant(panel_left_nb100
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_PANEL_AHEAD=0 DLA_POTRF_NB=100)
 
-# The right-looking fused panel in its rolled form (DLA_POTRF_PANEL_ROLLED=1,
-# opt-in since session 34): full chunks (nb 128) and a partial last chunk
-# (nb 100), float and double, both uplo.
-dla_cholesky_variant(panel_rolled
+# The float right-looking fused panel in its unrolled form
+# (DLA_POTRF_PANEL_ROLLED=0; the rolled form is the float default since
+# session 35 and runs in every other entry, with partial chunks in
+# nb100_crit_update_cuda_cores; double always runs the unrolled form): full
+# chunks (nb 128) and a partial last chunk (nb 100), both uplo.
+dla_cholesky_variant(panel_unrolled
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
-  DLA_POTRF_PANEL_ROLLED=1)
-dla_cholesky_variant(panel_rolled_nb100
+  DLA_POTRF_PANEL_ROLLED=0)
+dla_cholesky_variant(panel_unrolled_nb100
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
-  DLA_POTRF_PANEL_ROLLED=1 DLA_POTRF_NB=100)
+  DLA_POTRF_PANEL_ROLLED=0 DLA_POTRF_NB=100)
 
 # nb = 192: block columns wider than 128 take the fused panel's wide layout
 # (potrf_panel_kernel<T, kDiagMax>, which loads each chunk's row block at the

@@ -97,14 +97,15 @@ int main(int argc, char** argv) {
   // left-looking order, else the right-looking one (the default since session 30).
   const char* ahead_env = std::getenv("DLA_POTRF_PANEL_AHEAD");
   const bool ahead = !(ahead_env && ahead_env[0] == '0');
-  // DLA_POTRF_PANEL_ROLLED=1: the right-looking order's rolled form (session 34).
+  // DLA_POTRF_PANEL_ROLLED=0: the right-looking order unrolled (rolled is the
+  // default since session 35).
   const char* rolled_env = std::getenv("DLA_POTRF_PANEL_ROLLED");
-  const bool rolled = ahead && rolled_env && rolled_env[0] == '1';
+  const bool rolled = ahead && !(rolled_env && rolled_env[0] == '0');
   auto* panel = rolled  ? &d::potrf_panel_kernel<float, 128, true, true>
                 : ahead ? &d::potrf_panel_kernel<float, 128, true>
                         : &d::potrf_panel_kernel<float, 128>;
   std::printf("panel: %s order%s\n", ahead ? "right-looking" : "left-looking (DLA_POTRF_PANEL_AHEAD=0)",
-              rolled ? ", rolled (DLA_POTRF_PANEL_ROLLED=1)" : "");
+              rolled ? ", rolled" : ", unrolled (DLA_POTRF_PANEL_ROLLED=0)");
   const std::size_t psmem = d::potrf_panel_smem_bytes<float, 128>();
   CK(cudaFuncSetAttribute(panel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(psmem)));
   auto* diag = &d::potrf_diag_tiles_kernel<float, 128, false>;

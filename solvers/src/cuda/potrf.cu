@@ -165,12 +165,15 @@ bool panel_ahead_enabled() {
   return v;
 }
 
-// DLA_POTRF_PANEL_ROLLED=1 runs the right-looking fused panel in its rolled
-// form (potrf_panel.cuh: one copy of the chunk code instead of four).
-// Opt-in until measured: session 34 prepared it to test whether the panel's
-// 13-17 us tail beside the bulk update is instruction fetch.
+// DLA_POTRF_PANEL_ROLLED=0 runs the float right-looking fused panel in its
+// unrolled form (potrf_panel.cuh: one copy of the chunk code per chunk, 89 KB
+// against 30). Rolled is the float default since session 35 (H200, same
+// runs, spotrf tf32x3 ms unrolled / rolled: 4096 1.523-1.527 / 1.515, 8192
+// 5.249-5.280 / 5.194-5.233, 16384 27.17-27.22 / 26.95; the panel's summed
+// tail at 4096 265 / 241 us). Double keeps the unrolled form: rolled it takes
+// 130 registers, one block per SM instead of two, and was not measured.
 bool panel_rolled_enabled() {
-  static const bool v = env_opt_in("DLA_POTRF_PANEL_ROLLED");
+  static const bool v = env_switch("DLA_POTRF_PANEL_ROLLED");
   return v;
 }
 
@@ -368,8 +371,10 @@ struct Potrf {
                                     : detail::potrf_panel_smem_bytes<T, detail::kDiagMax>();
     auto* kernel = !narrow                  ? &detail::potrf_panel_kernel<T, detail::kDiagMax>
                    : !panel_ahead_enabled() ? &detail::potrf_panel_kernel<T, 128>
-                   : panel_rolled_enabled() ? &detail::potrf_panel_kernel<T, 128, true, true>
                                             : &detail::potrf_panel_kernel<T, 128, true>;
+    if constexpr (std::is_same_v<T, float>)
+      if (narrow && panel_ahead_enabled() && panel_rolled_enabled())
+        kernel = &detail::potrf_panel_kernel<T, 128, true, true>;
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     // A programmatic dependent of the diagonal kernel (see above).
