@@ -21,6 +21,11 @@ dla_cholesky_variant(nb48_depth3
 dla_cholesky_variant(nb128_depth4
   CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
   DLA_POTRF_NB=128 DLA_POTRF_DEPTH=4)
+# The depth the rule takes from 16384 (session 35), at the test sizes: groups
+# of 10 panels, in-group updates up to k = 1280 on sgemmt's wgmma kernel.
+dla_cholesky_variant(nb128_depth10
+  CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_NB=128 DLA_POTRF_DEPTH=10)
 dla_cholesky_variant(nb64_depth2_strsm_panel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_NB=64 DLA_POTRF_DEPTH=2 DLA_POTRF_FUSED_PANEL=0)

@@ -195,7 +195,8 @@ TEST(CholeskyHost, SideSmsRule) {
 TEST(CholeskyHost, DepthRule) {
   if (std::getenv("DLA_POTRF_DEPTH")) GTEST_SKIP() << "DLA_POTRF_DEPTH overrides the rule";
   const std::vector<std::pair<index_t, index_t>> tensor = {
-      {2048, 1}, {4096, 2}, {5000, 2}, {6143, 2}, {6144, 3}, {8191, 3}, {8192, 4}, {16384, 6}};
+      {2048, 1}, {4096, 2}, {5000, 2}, {6143, 2}, {6144, 3}, {8191, 3}, {8192, 4},
+      {10239, 4}, {10240, 6}, {16383, 6}, {16384, 10}};
   for (auto [n, d] : tensor) EXPECT_EQ(dla::cuda::potrf_update_depth(n, true), d) << "n=" << n;
   const std::vector<std::pair<index_t, index_t>> cuda_cores = {
       {2048, 1}, {4096, 2}, {6144, 2}, {8192, 3}, {16384, 3}};

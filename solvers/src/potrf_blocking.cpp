@@ -49,8 +49,17 @@ index_t potrf_update_depth(index_t n, bool tensor_cores) {
   // From 6144 depth 3 (session 22, with the bulk update on 96 SMs): 6144:
   // 3.380 against 3.462 ms at depth 2 (session 21: 3.397 / 3.487); 5000:
   // 2.481 / 2.436, so not below.
+  // Deeper from 10240 (session 35, after sgemmt took the wgmma kernel for the
+  // in-group updates; H200 ms, two runs each): spotrf tf32x3 16384 at depth 6
+  // / 8 / 10: 25.36-25.45 / 24.70-24.81 / 24.62-24.63; 12288 at 4 (the rule
+  // before) / 6 / 8 / 10: 12.94-13.03 / 12.43-12.46 / 12.43-12.47 / 12.59;
+  // 10240 at 4 / 5 / 6: 8.38-8.39 / 8.25-8.27 / 8.24-8.25; 8192 at 4 / 5 / 6:
+  // 5.10-5.11 / 5.13 / 5.23-5.25. dpotrf (FP64 tensor cores, same rule):
+  // 12288 at 4 / 6: 24.08-24.09 / 23.27-23.33; 16384 at 6 / 10: 47.80-47.86
+  // / 46.40-46.52.
   if (tensor_cores) {
-    if (n >= 16384) return 6;
+    if (n >= 16384) return 10;
+    if (n >= 10240) return 6;
     if (n >= 8192) return 4;
     if (n >= 6144) return 3;
     if (n >= 4096) return 2;
