@@ -18,6 +18,6 @@ cd .carry && xz -dkf tl_stamps.xz && chmod +x tl_stamps
 for v in 0 1; do
   DLA_POTRF_DIAG_SPLIT=$v timeout 90 ./tl_stamps -q 4096 2048 8192 > "${OUT:-/tmp}/stamps-split$v.txt" 2>&1
 done
-# Session 35's plan: the fused panel's rolled form (docs/cholesky.md, session 34).
-DLA_POTRF_PANEL_ROLLED=1 timeout 90 ./tl_stamps -q 4096 2048 8192 > "${OUT:-/tmp}/stamps-rolled.txt" 2>&1
+# The fused panel's unrolled form (the float default is rolled since session 35).
+DLA_POTRF_PANEL_ROLLED=0 timeout 90 ./tl_stamps -q 4096 2048 8192 > "${OUT:-/tmp}/stamps-unrolled.txt" 2>&1
 grep -h "median\|sum of" "${OUT:-/tmp}"/stamps-*.txt
