@@ -176,8 +176,9 @@ AutoPlan plan_native(const GemmArgs<float>& g) {
 // Fp32Gemm::Tf32x3: the tensor-core kernels where they win, Native elsewhere.
 // Compute capability 9.0 (session 19, docs/gemm.md): the warpgroup-MMA kernel
 // for k >= 256 wherever its 128 x 128 tiles fill the device (sgemmt: from
-// kTriWgmmaTiles of them, session 35), aligned or not (1.5-1.8x cuBLAS on aligned shapes; with 4-byte copies 3001^3 1.18x and
-// 4097^3 1.33x, where the Native plan with packing gets 0.99x / 0.97x).
+// kTriWgmmaTiles of them, session 35), aligned or not (1.5-1.8x cuBLAS on
+// aligned shapes; with 4-byte copies 3001^3 1.18x and 4097^3 1.33x, where the
+// Native plan with packing gets 0.99x / 0.97x).
 // Elsewhere (and below that size) the mma.sync kernels (session 18), TFLOP/s
 // tf32x3 / native: 4096^3 50.9 / 45.9, 16384^3 52.5 / 48.2 (128x256 tiles),
 // 16384^2 x 256 47.0 / 44.9 (128x128); but 1000^3 16.6 / 24.0 (64 tiles),

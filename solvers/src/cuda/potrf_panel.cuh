@@ -150,16 +150,15 @@ __device__ inline void panel_copy_subpanel(PanelSmem<T, NC>& sm, Lel lel, BlockJ
 // release only the last chunk's copy and solve remain. (Left-looking, chunk
 // 3's update of 96 columns starts only after chunk 2 is solved, and it ends
 // after the diagonal kernel has ended: the 6 us tail measured in session 29.)
-// Rolled (with Ahead; opt-in, DLA_POTRF_PANEL_ROLLED=1, session 34): the same
-// right-looking order in a loop over the chunks instead of one unrolled copy
-// per chunk, the registers of the later chunks shifted down after each, so
-// that every index stays static. The unrolled form is 89 KB of code (float)
-// and its last chunk, the one on the critical path, runs code that its SM has
-// not run before. Session 34 measured that tail at 13-17 us while the bulk
-// update runs beside and ~3.5 us otherwise (docs/cholesky.md); the question
-// this form answers is how much of that is instruction fetch. ptxas: float
-// 30 KB and 78 registers (unrolled: 89 KB, 83); double 33 KB and 130
-// registers (unrolled: 100 KB, 104), so one double block per SM, not two.
+// Rolled (with Ahead; the float default since session 35, potrf.cu's
+// panel_rolled_enabled): the same right-looking order in a loop over the
+// chunks instead of one unrolled copy per chunk, the registers of the later
+// chunks shifted down after each, so that every index stays static. ptxas:
+// float 30 KB of code and 78 registers (unrolled: 89 KB, 83). Written in
+// session 34 to test whether the panel's 13-17 us tail beside the bulk update
+// was instruction fetch; session 35 measured that it is not (the panel lags
+// through all its chunks there), but the rolled form is still ~1% faster
+// end to end (docs/cholesky.md, session 35).
 template <class T, int NC, bool Ahead = false, bool Rolled = false>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
