@@ -36,6 +36,14 @@ dla_cholesky_variant(row_diag_kernel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.DiagonalBlockKernel:CholeskyDevice.NaNFailsAtItsPivot
   DLA_POTRF_DIAG_TILES=0)
 
+# The float diagonal blocks of order <= 128 through the opt-in
+# potrf_diag_leaf_kernel (DLA_POTRF_DIAG_LEAF=1; session 36): 16-column
+# leaves, failing minors inside and on the edges of a leaf, the look-ahead at
+# large n.
+dla_cholesky_variant(leaf_diag_kernel
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.DiagonalBlockKernel:CholeskyDevice.NaNFailsAtItsPivot:CholeskyDevice.SubnormalPivot:CholeskyDevice.LargeSizes:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_DIAG_LEAF=1)
+
 # The float diagonal blocks of order 65..128 through the opt-in
 # potrf_diag_split_kernel (DLA_POTRF_DIAG_SPLIT=1; the default is the tile
 # kernel).

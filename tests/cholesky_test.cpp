@@ -292,21 +292,26 @@ TEST(CholeskyDevice, DiagonalBlockKernel) {
     }
     // Orders <= 128 are the tile kernel, float and double (4 x 4 register
     // tiles, 4 columns per barrier pair, warps retiring by tile column). The
-    // entry cholesky_test.blocking_split_diag_kernel reruns this with the
+    // entry cholesky_test.blocking_leaf_diag_kernel reruns this with the
+    // opt-in leaf kernel for float (16-column leaves, each factored with its
+    // rows below by up to 7 warps at once),
+    // cholesky_test.blocking_split_diag_kernel with the
     // opt-in split kernel for float orders 65..128 (two warp factorizations
     // of 64 around a blocked solve and an update; A22 padded with an
     // identity below 128), cholesky_test.blocking_row_diag_kernel with the
     // row kernel (a thread per row and one barrier per column, up to
     // 128 in float and 64 in double). Odd and even orders, orders that leave
     // a partial last tile or a padded A22, failing minors at every position
-    // inside a 4-column tile column, next to the 32-column sub-panel and warp
-    // boundaries, and on both sides of the split at 64.
-    for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(64), index_t(65), index_t(96),
-                      index_t(97), index_t(127), index_t(128)}) {
+    // inside a 4-column tile column, next to the 16-column leaf, 32-column
+    // sub-panel and warp boundaries, and on both sides of the split at 64.
+    for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(16), index_t(17), index_t(64),
+                      index_t(65), index_t(96), index_t(97), index_t(113), index_t(127),
+                      index_t(128)}) {
       check_factor_and_solve<float>(gpu, n, u, 2, seed++);
       check_factor_and_solve<double>(gpu, n, u, 2, seed++);
-      for (index_t k : {index_t(0), index_t(1), index_t(2), index_t(33), index_t(62),
-                        index_t(63), index_t(64), index_t(65), index_t(95), index_t(96),
+      for (index_t k : {index_t(0), index_t(1), index_t(2), index_t(15), index_t(16),
+                        index_t(17), index_t(33), index_t(62), index_t(63), index_t(64),
+                        index_t(65), index_t(95), index_t(96), index_t(111), index_t(112),
                         index_t(126), index_t(127)}) {
         if (k >= n) continue;
         expect_minor<float>(gpu, n, k, u);

@@ -267,6 +267,18 @@ TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
       EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
     }
   }
+  // A minor that fails inside a 16-column leaf of the 128-block at 128
+  // (column 150: info 151): the float diagonal kernel's failure path, which
+  // stores the partly updated block.
+  for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
+    Mat<float> a = spd<float>(300, 29);
+    a(150, 150) = -a(150, 150);
+    dla::DeviceMatrix<float> dA(a);
+    dla::DeviceBuffer<int> info(1);
+    ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), uplo, 300, dA.data(), dA.ld(), info.data(), nullptr),
+              0);
+    EXPECT_EQ(read_info(info, ctx), 151);
+  }
   for (index_t n : {index_t(300), index_t(1100)})
     for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
       dla::DeviceMatrix<double> dD(spd<double>(n, 19));

@@ -4,7 +4,8 @@
 //     factor the diagonal block      one launch: potrf_diag_tiles_kernel for
 //                                     jb <= 128 (float and double; opt-in
 //                                     potrf_diag_split_kernel for float
-//                                     64 < jb <= 128),
+//                                     64 < jb <= 128, potrf_diag_leaf_kernel
+//                                     for float jb <= 128),
 //                                     potrf_diag_kernel up to kDiagMax (256);
 //                                     larger blocks
 //                                     (DLA_POTRF_NB > 256) recursively: diagonal
@@ -38,6 +39,7 @@
 #include "dla/solvers/cholesky_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
 #include "internal_blas.cuh"
+#include "potrf_diag_leaf.cuh"
 #include "potrf_diag_split.cuh"
 #include "potrf_diag_tiles.cuh"
 #include "potrf_kernels.cuh"
@@ -131,6 +133,18 @@ bool diag_tiles_enabled() {
 // (docs/cholesky.md, session 34).
 bool diag_split_enabled() {
   static const bool v = env_opt_in("DLA_POTRF_DIAG_SPLIT");
+  return v;
+}
+
+// DLA_POTRF_DIAG_LEAF=1 factors the float diagonal blocks of order <= 128
+// with potrf_diag_leaf_kernel (16-column leaves, each factored with its rows
+// below by up to 7 warps at once) instead of the tile kernel. Opt-in: it is
+// faster alone (24.7-26.9 against 28.8-30.3 us) and in place (21.8 against
+// 26 us per 128-block at n = 4096), but the fused panel's chain then ends
+// each step at the same time, and spotrf runs as fast with either kernel
+// (docs/cholesky.md, session 36).
+bool diag_leaf_enabled() {
+  static const bool v = env_opt_in("DLA_POTRF_DIAG_LEAF");
   return v;
 }
 
@@ -314,6 +328,22 @@ struct Potrf {
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
         const dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s), dim3(1),
                                                dim3(detail::kSplitThreads), smem,
+                                               diag_pdl_enabled());
+        launch(kernel, at(off, off), lda, int(k), info, off, flag, flag_base);
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (k <= 128 && diag_rows_enabled() && diag_tiles_enabled() && diag_leaf_enabled()) {
+        // Like the tile kernel below: a programmatic dependent of the kernel
+        // before it.
+        auto* kernel = upper ? &detail::potrf_diag_leaf_kernel<true>
+                             : &detail::potrf_diag_leaf_kernel<false>;
+        constexpr std::size_t smem = detail::potrf_diag_leaf_smem_bytes();  // > 48 KB: opt in
+        DLA_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        const dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s), dim3(1),
+                                               dim3(detail::kLeafThreads), smem,
                                                diag_pdl_enabled());
         launch(kernel, at(off, off), lda, int(k), info, off, flag, flag_base);
         return;
