@@ -14,6 +14,8 @@
 // the latest of its blocks' times (atomicMax), so chunk s's slots 2 + 5 s
 // (updated), 3 + 5 s (its sub-panel released and seen), 4 + 5 s (copied) and
 // 5 + 5 s (solved) say when the panel's last block got there.
+// Session 36 added the "panel chunks" table: every chunk's slots and the
+// diagonal kernel's releases, per block column.
 // The timeline (timeline.cu) calls diag_stamps_enable before its runs and
 // diag_stamps_dump after them.
 #include <cuda_runtime.h>
@@ -114,4 +116,22 @@ extern "C" void diag_stamps_dump(const char* label, int steps) {
     sum_tail += tail;
   }
   std::printf("-- panel stamps %s: sum of tails %.1f us\n", label, sum_tail);
+
+  // Every chunk of the panel (session 36): per chunk s, the times of its
+  // last block's update start (2 + 5 s), sub-panel seen (3 + 5 s), copied
+  // (4 + 5 s) and solved (5 + 5 s), from the diagonal kernel's wait return;
+  // the diagonal kernel's releases (1-3) and end (8) before them.
+  std::printf("-- panel chunks %s: step | diag releases 1 2 3 end | chunk s: update seen copied solved (us)\n",
+              label);
+  for (int k = 0; k < steps && k < kDiagStampSteps; ++k) {
+    const unsigned long long* d = h + kDiagStampSlots * k;
+    const unsigned long long* q = hp + kPanelStampSlots * k;
+    if (d[0] == 0 || q[20] == 0) continue;
+    auto rd = [&](int slot) { return d[slot] ? (double(d[slot]) - double(d[0])) * 1e-3 : -1.0; };
+    auto rp = [&](int slot) { return q[slot] ? (double(q[slot]) - double(d[0])) * 1e-3 : -1.0; };
+    std::printf("   %3d | %5.1f %5.1f %5.1f %5.1f |", k, rd(1), rd(2), rd(3), rd(8));
+    for (int c = 0; c < 4; ++c)
+      std::printf(" %5.1f %5.1f %5.1f %5.1f |", rp(2 + 5 * c), rp(3 + 5 * c), rp(4 + 5 * c), rp(5 + 5 * c));
+    std::printf("\n");
+  }
 }
