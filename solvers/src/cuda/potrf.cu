@@ -139,7 +139,7 @@ bool diag_split_enabled() {
 // DLA_POTRF_DIAG_LEAF=1 factors the float diagonal blocks of order <= 128
 // with potrf_diag_leaf_kernel (16-column leaves, each factored with its rows
 // below by up to 7 warps at once) instead of the tile kernel. Opt-in: it is
-// faster alone (24.7-26.9 against 28.8-30.3 us) and in place (21.8 against
+// faster alone (25.6-26.9 against 28.8 us) and in place (22.8-23.3 against
 // 26 us per 128-block at n = 4096), but the fused panel's chain then ends
 // each step at the same time, and spotrf runs as fast with either kernel
 // (docs/cholesky.md, session 36).

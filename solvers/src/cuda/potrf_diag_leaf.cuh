@@ -31,7 +31,7 @@
 // (the 4 x 4 diagonal factor and the rows below it, session 17). Here the
 // chain per column is a few dependent instructions of one warp (~130
 // cycles), and the rows below ride along in the same warp. Alone it takes
-// 24.7-26.9 us against the tile kernel's 28.8-30.3 (leaf_probe), and 21.8
+// 25.6-26.9 us against the tile kernel's 28.8 (leaf_probe), and 22.8-23.3
 // us against 26 inside spotrf 4096. But there the fused panel's own chain
 // (~4-6 us per 32-column chunk) ends each step at the same time with either
 // kernel, so it is opt-in (DLA_POTRF_DIAG_LEAF=1, potrf.cu).
@@ -66,6 +66,9 @@ constexpr int kLeafWarps = kLeafThreads / 32;
 constexpr int kLeafFactorWarps = 7;  // (kLeafNc - kLeafW) / kLeafW: warps 0..6 factor leaves
 constexpr int kLeafUpdateThreads = 128;  // the last 4 warps: step 2's update
 constexpr int kLeafFlagUnit = diag_threads<float>() / 32;  // the panel kernel's count per sub-panel
+static_assert(kLeafFactorWarps * kLeafW + kLeafW == kLeafNc &&
+                  32 * kLeafFactorWarps + kLeafUpdateThreads <= kLeafThreads,
+              "the leaf warps cover every row below a leaf; the update warps are others");
 // Dynamic shared memory: the block, and two 16-float column buffers per warp.
 constexpr std::size_t potrf_diag_leaf_smem_bytes() {
   return sizeof(float) * (kLeafNc * kLeafLd + kLeafWarps * 2 * kLeafW);
