@@ -48,13 +48,7 @@
 // kernel's flag is released either way.
 #include <cuda_runtime.h>
 
-#include "potrf_kernels.cuh"
-
-// Probe hook (experiments/diag-leaf/leaf_probe.cu): thread 0 marks the
-// phases of every leaf; compiles to nothing by default.
-#ifndef DLA_POTRF_LEAF_STAMP
-#define DLA_POTRF_LEAF_STAMP(slot) ((void)0)
-#endif
+#include "potrf_kernels.cuh"  // also the probe hook DLA_POTRF_LEAF_STAMP
 
 namespace dla::cuda::detail {
 

@@ -28,10 +28,15 @@
 // Probe hooks: a probe (experiments/panel-tail, experiments/timeline's
 // diag_stamps.cuh) defines these before it includes this header, to record
 // the time at the marked points of the diagonal kernels (potrf_diag_tiles.cuh,
-// potrf_diag_split.cuh) and the fused panel kernel; by default they compile
-// to nothing. A DIAG_STAMP may use the kernels' parameter `offset`.
+// potrf_diag_split.cuh, potrf_diag_leaf.cuh) and the fused panel kernel; by
+// default they compile to nothing. A DIAG_STAMP may use the kernels'
+// parameter `offset`. DLA_POTRF_LEAF_STAMP marks the phases of every leaf of
+// potrf_diag_leaf_kernel (thread 0; experiments/diag-leaf/leaf_probe.cu).
 #ifndef DLA_POTRF_DIAG_STAMP
 #define DLA_POTRF_DIAG_STAMP(slot) ((void)0)
+#endif
+#ifndef DLA_POTRF_LEAF_STAMP
+#define DLA_POTRF_LEAF_STAMP(slot) ((void)0)
 #endif
 #ifndef DLA_POTRF_PANEL_STAMP
 #define DLA_POTRF_PANEL_STAMP(slot) ((void)0)
