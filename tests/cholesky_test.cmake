@@ -114,3 +114,16 @@ dla_cholesky_variant(nb192_wide_panel
 dla_cholesky_variant(side_ungated
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_SIDE_GATE=0)
+
+# The rolled fused panel in the broadcast layout (DLA_POTRF_PANEL_BCAST=1,
+# opt-in; potrf_panel.cuh): every chunk width (nb 100: partial last chunks),
+# with either diagonal kernel.
+dla_cholesky_variant(panel_bcast
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_PANEL_BCAST=1)
+dla_cholesky_variant(panel_bcast_nb100
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_PANEL_BCAST=1 DLA_POTRF_NB=100)
+dla_cholesky_variant(panel_bcast_leaf
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_PANEL_BCAST=1 DLA_POTRF_DIAG_LEAF=1)

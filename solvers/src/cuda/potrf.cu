@@ -191,6 +191,15 @@ bool panel_rolled_enabled() {
   return v;
 }
 
+// DLA_POTRF_PANEL_BCAST=1 runs the rolled fused panel in the broadcast layout
+// (a warp's 32 lanes hold 32 rows of one part: broadcast loads of L, a
+// blocked solve; potrf_panel.cuh). Opt-in: prepared in session 36 from its
+// measurements of the panel, not yet run on a GPU.
+bool panel_bcast_enabled() {
+  static const bool v = env_opt_in("DLA_POTRF_PANEL_BCAST");
+  return v;
+}
+
 // DLA_POTRF_SIDE_GATE=0: rest(group) starts as soon as the group's last panel
 // is done, racing the critical trapezoid for the SMs, instead of after the
 // trapezoid's first block has started (A/B runs; session 31).
@@ -404,7 +413,8 @@ struct Potrf {
                                             : &detail::potrf_panel_kernel<T, 128, true>;
     if constexpr (std::is_same_v<T, float>)
       if (narrow && panel_ahead_enabled() && panel_rolled_enabled())
-        kernel = &detail::potrf_panel_kernel<T, 128, true, true>;
+        kernel = panel_bcast_enabled() ? &detail::potrf_panel_kernel<T, 128, true, true, true>
+                                       : &detail::potrf_panel_kernel<T, 128, true, true>;
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     // A programmatic dependent of the diagonal kernel (see above).

@@ -159,18 +159,33 @@ __device__ inline void panel_copy_subpanel(PanelSmem<T, NC>& sm, Lel lel, BlockJ
 // was instruction fetch; session 35 measured that it is not (the panel lags
 // through all its chunks there), but the rolled form is still ~1% faster
 // end to end (docs/cholesky.md, session 35).
-template <class T, int NC, bool Ahead = false, bool Rolled = false>
+// Bcast (with Rolled; opt-in, DLA_POTRF_PANEL_BCAST=1, session 36, NOT YET
+// MEASURED): the 32 lanes of a warp hold 32 rows of one part (warp w: part
+// w % 4, rows 32 (w / 4) ..), so that every load of L in the updates and the
+// solve is a broadcast (1 shared-memory wavefront, against 4 when a warp's
+// lanes cover 4 parts). Session 36 measured the updates bound by those
+// wavefronts: 9 per warp and column, ~1.25 us per 32-column update. The
+// solve then cannot shuffle x_i among a row's parts (they are in 4 warps):
+// it goes by 8-column blocks, part gi solving its 8 columns in registers
+// and writing them to Xs, a barrier, the later parts applying them (4
+// barriers per chunk instead of 32 shuffles).
+template <class T, int NC, bool Ahead = false, bool Rolled = false, bool Bcast = false>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
                        const int* flag, int flag_base) {
   using Smem = PanelSmem<T, NC>;
   static_assert(!Ahead || Smem::kWhole, "the right-looking order needs all row blocks");
   static_assert(!Rolled || Ahead, "the rolled form is of the right-looking order");
+  static_assert(!Bcast || Rolled, "the broadcast layout is of the rolled form");
+  static_assert(kPanelParts == 4 && kPanelRows == 64, "the thread layouts below");
   constexpr int kWarpsDiag = diag_threads<T>() / 32;  // flag increments per sub-panel
   extern __shared__ __align__(16) unsigned char panel_smem_raw[];
   Smem& sm = *reinterpret_cast<Smem*>(panel_smem_raw);
-  const int tid = threadIdx.x, lane = tid & 31, g = lane & 3;
-  const int row = (tid >> 5) * 8 + (lane >> 2);  // 8 rows per warp, 4 parts each
+  const int tid = threadIdx.x, lane = tid & 31;
+  // Default: 8 rows per warp, 4 parts each (a row's parts in 4 adjacent
+  // lanes); Bcast: 32 rows per warp, one part.
+  const int g = Bcast ? (tid >> 5) & 3 : lane & 3;
+  const int row = Bcast ? (tid >> 7) * 32 + lane : (tid >> 5) * 8 + (lane >> 2);
   const index_t t = index_t(blockIdx.x) * kPanelRows + row;
   const bool live = t < r;
   auto pel = [=](int c) { return upper ? P + c + t * ld : P + t + index_t(c) * ld; };
@@ -218,22 +233,56 @@ __global__ void __launch_bounds__(kPanelThreads)
     // Sub-panel s into the shared copies (its rows below stay in flight).
     panel_copy_subpanel(sm, lel, block_ji, jb, s);
     DLA_POTRF_PANEL_STAMP(4 + 5 * s);
+    if constexpr (Bcast) {
+      // By 8-column blocks gi: its part solves them in registers (the same
+      // FMAs, in the same order, as the shuffled steps below) and writes
+      // them to Xs; after a barrier the later parts apply them.
 #pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      const int gi = i / 8, qi = i % 8;
-      T x = __shfl_sync(0xffffffffu, b[qi] * sm.rinv[i], (lane & ~3) | gi);
-      if (g == gi) b[qi] = x;
-      T l[8];
-      const T* lr = sm.lrow(s, c0 + i);
-      load4_aligned(lr + 8 * g, l);
-      load4_aligned(lr + 8 * g + 4, l + 4);
+      for (int gi = 0; gi < 4; ++gi) {
+        if (g == gi) {  // warp-uniform
 #pragma unroll
-      for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
+          for (int q = 0; q < 8; ++q) {
+            const int i = 8 * gi + q;
+            b[q] *= sm.rinv[i];
+            const T* lr = sm.lrow(s, c0 + i);  // lr[j] = L(c0 + j, c0 + i), j > i
+#pragma unroll
+            for (int q2 = q + 1; q2 < 8; ++q2) b[q2] -= b[q] * lr[8 * gi + q2];
+            sm.Xs[c0 + i][row] = b[q];
+          }
+        }
+        __syncthreads();
+        if (g > gi) {
+#pragma unroll
+          for (int q = 0; q < 8; ++q) {
+            const int i = 8 * gi + q;
+            const T x = sm.Xs[c0 + i][row];
+            T l[8];
+            const T* lr = sm.lrow(s, c0 + i);
+            load4_aligned(lr + 8 * g, l);
+            load4_aligned(lr + 8 * g + 4, l + 4);
+#pragma unroll
+            for (int q2 = 0; q2 < 8; ++q2) b[q2] -= x * l[q2];
+          }
+        }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 32; ++i) {
+        const int gi = i / 8, qi = i % 8;
+        T x = __shfl_sync(0xffffffffu, b[qi] * sm.rinv[i], (lane & ~3) | gi);
+        if (g == gi) b[qi] = x;
+        T l[8];
+        const T* lr = sm.lrow(s, c0 + i);
+        load4_aligned(lr + 8 * g, l);
+        load4_aligned(lr + 8 * g + 4, l + 4);
+#pragma unroll
+        for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
+      }
     }
 #pragma unroll
     for (int q = 0; q < 8; ++q) {
       const int c = c0 + 8 * g + q;
-      sm.Xs[c][row] = b[q];
+      if constexpr (!Bcast) sm.Xs[c][row] = b[q];  // Bcast: written by the blocks above
       if (live && c < jb) *pel(c) = b[q];
     }
     cp_async_wait<0>();  // the rows below (the next chunks' updates)
