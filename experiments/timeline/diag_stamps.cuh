@@ -40,7 +40,7 @@ __device__ __forceinline__ void diag_stamp(long long offset, int slot) {
 }
 #define DLA_POTRF_DIAG_STAMP(slot) diag_stamp((long long)(offset), (slot))
 
-constexpr int kPanelStampSlots = 24;
+constexpr int kPanelStampSlots = 28;  // 24 + s: chunk s's solve arithmetic done (session 37)
 constexpr int kPanelStampFlagStep = 1024;  // potrf_kernels.cuh's kPanelFlagStep
 __device__ unsigned long long* g_panel_stamps;
 
@@ -119,9 +119,11 @@ extern "C" void diag_stamps_dump(const char* label, int steps) {
 
   // Every chunk of the panel (session 36): per chunk s, the times of its
   // last block's update start (2 + 5 s), sub-panel seen (3 + 5 s), copied
-  // (4 + 5 s) and solved (5 + 5 s), from the diagonal kernel's wait return;
+  // (4 + 5 s), solve arithmetic done (24 + s, session 37: before the stores
+  // and the wait for the rows below) and solved (5 + 5 s), from the diagonal
+  // kernel's wait return;
   // the diagonal kernel's releases (1-3) and end (8) before them.
-  std::printf("-- panel chunks %s: step | diag releases 1 2 3 end | chunk s: update seen copied solved (us)\n",
+  std::printf("-- panel chunks %s: step | diag releases 1 2 3 end | chunk s: update seen copied arith solved (us)\n",
               label);
   for (int k = 0; k < steps && k < kDiagStampSteps; ++k) {
     const unsigned long long* d = h + kDiagStampSlots * k;
@@ -131,7 +133,8 @@ extern "C" void diag_stamps_dump(const char* label, int steps) {
     auto rp = [&](int slot) { return q[slot] ? (double(q[slot]) - double(d[0])) * 1e-3 : -1.0; };
     std::printf("   %3d | %5.1f %5.1f %5.1f %5.1f |", k, rd(1), rd(2), rd(3), rd(8));
     for (int c = 0; c < 4; ++c)
-      std::printf(" %5.1f %5.1f %5.1f %5.1f |", rp(2 + 5 * c), rp(3 + 5 * c), rp(4 + 5 * c), rp(5 + 5 * c));
+      std::printf(" %5.1f %5.1f %5.1f %5.1f %5.1f |", rp(2 + 5 * c), rp(3 + 5 * c), rp(4 + 5 * c),
+                  rp(24 + c), rp(5 + 5 * c));
     std::printf("\n");
   }
 }
