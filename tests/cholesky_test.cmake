@@ -36,8 +36,9 @@ dla_cholesky_variant(row_diag_kernel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.DiagonalBlockKernel:CholeskyDevice.NaNFailsAtItsPivot
   DLA_POTRF_DIAG_TILES=0)
 
-# The float diagonal blocks of order <= 128 through the opt-in
-# potrf_diag_leaf_kernel (DLA_POTRF_DIAG_LEAF=1; session 36): 16-column
+# The float diagonal blocks of order <= 128 through potrf_diag_leaf_kernel
+# at every n (DLA_POTRF_DIAG_LEAF=1; the rule, potrf_leaf_diag, takes it up
+# to 12288, so the plain entries run it too; sessions 36-37): 16-column
 # leaves, failing minors inside and on the edges of a leaf, the look-ahead at
 # large n.
 dla_cholesky_variant(leaf_diag_kernel
@@ -115,15 +116,19 @@ dla_cholesky_variant(side_ungated
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_SIDE_GATE=0)
 
-# The rolled fused panel in the broadcast layout (DLA_POTRF_PANEL_BCAST=1,
-# opt-in; potrf_panel.cuh): every chunk width (nb 100: partial last chunks),
-# with either diagonal kernel.
-dla_cholesky_variant(panel_bcast
+# The float diagonal blocks through the tile kernel at every n
+# (DLA_POTRF_DIAG_LEAF=0; the rule takes it from 12289): the test sizes,
+# failing minors, NaN and subnormal pivots.
+dla_cholesky_variant(tile_diag_kernel
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver:CholeskyDevice.DiagonalBlockKernel:CholeskyDevice.NaNFailsAtItsPivot:CholeskyDevice.SubnormalPivot
+  DLA_POTRF_DIAG_LEAF=0)
+
+# The rolled fused panel in the shuffled layout (DLA_POTRF_PANEL_BCAST=0; the
+# broadcast layout is the float default since session 37 and runs in every
+# other entry, potrf_panel.cuh): full chunks and partial last chunks (nb 100).
+dla_cholesky_variant(panel_shuffled
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
-  DLA_POTRF_PANEL_BCAST=1)
-dla_cholesky_variant(panel_bcast_nb100
+  DLA_POTRF_PANEL_BCAST=0)
+dla_cholesky_variant(panel_shuffled_nb100
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
-  DLA_POTRF_PANEL_BCAST=1 DLA_POTRF_NB=100)
-dla_cholesky_variant(panel_bcast_leaf
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
-  DLA_POTRF_PANEL_BCAST=1 DLA_POTRF_DIAG_LEAF=1)
+  DLA_POTRF_PANEL_BCAST=0 DLA_POTRF_NB=100)

@@ -203,6 +203,17 @@ TEST(CholeskyHost, DepthRule) {
   for (auto [n, d] : cuda_cores) EXPECT_EQ(dla::cuda::potrf_update_depth(n, false), d) << "n=" << n;
 }
 
+// Which diagonal kernel spotrf takes (potrf_blocking.cpp, potrf_leaf_diag):
+// the leaf kernel up to 12288, where it was measured faster, the tile kernel
+// above.
+TEST(CholeskyHost, LeafDiagRule) {
+  if (std::getenv("DLA_POTRF_DIAG_LEAF")) GTEST_SKIP() << "DLA_POTRF_DIAG_LEAF overrides the rule";
+  for (index_t n : {index_t(1), index_t(1000), index_t(4096), index_t(8192), index_t(12288)})
+    EXPECT_TRUE(dla::cuda::potrf_leaf_diag(n)) << "n=" << n;
+  for (index_t n : {index_t(12289), index_t(16384), index_t(40000)})
+    EXPECT_FALSE(dla::cuda::potrf_leaf_diag(n)) << "n=" << n;
+}
+
 // ---- GPU -------------------------------------------------------------------
 
 // Which blocking rule a factorization takes (potrf_tensor_core_updates):

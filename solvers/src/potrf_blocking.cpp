@@ -90,4 +90,18 @@ index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count) {
   return sm_count * 3 / 4 / 8 * 8;  // 96 of 132: the driver's granularity is 8 SMs
 }
 
+bool potrf_leaf_diag(index_t n) {
+  static const char* env = std::getenv("DLA_POTRF_DIAG_LEAF");
+  if (env && (env[0] == '0' || env[0] == '1')) return env[0] == '1';
+  // Session 37, H200, with the fused panel's broadcast layout (before it the
+  // panel's chain hid the leaf kernel's gain, session 36), spotrf tf32x3 ms
+  // tile / leaf kernel, two runs each: 1024: 0.307-0.308 / 0.285-0.294;
+  // 2048: 0.614-0.630 / 0.583-0.595; 3000: 1.015-1.027 / 0.983-0.992; 4096:
+  // 1.470-1.472 / 1.426-1.431; 6144: 2.893-2.911 / 2.858-2.861; 8192:
+  // 4.996-5.004 / 4.953-4.963; 10240: 8.194-8.197 / 8.120-8.144; 12288:
+  // 12.290-12.296 / 12.267-12.293; 16384: 24.12-24.20 / 24.35-24.43 (there
+  // the diagonal kernel runs beside the bulk update in most steps).
+  return n <= 12288;
+}
+
 }  // namespace dla::cuda

@@ -2,10 +2,11 @@
 //
 //   for each block column j (width jb <= nb):
 //     factor the diagonal block      one launch: potrf_diag_tiles_kernel for
-//                                     jb <= 128 (float and double; opt-in
-//                                     potrf_diag_split_kernel for float
-//                                     64 < jb <= 128, potrf_diag_leaf_kernel
-//                                     for float jb <= 128),
+//                                     jb <= 128 (float and double; float:
+//                                     potrf_diag_leaf_kernel where
+//                                     potrf_leaf_diag(n) says so, opt-in
+//                                     potrf_diag_split_kernel for
+//                                     64 < jb <= 128),
 //                                     potrf_diag_kernel up to kDiagMax (256);
 //                                     larger blocks
 //                                     (DLA_POTRF_NB > 256) recursively: diagonal
@@ -136,18 +137,6 @@ bool diag_split_enabled() {
   return v;
 }
 
-// DLA_POTRF_DIAG_LEAF=1 factors the float diagonal blocks of order <= 128
-// with potrf_diag_leaf_kernel (16-column leaves, each factored with its rows
-// below by up to 7 warps at once) instead of the tile kernel. Opt-in: it is
-// faster alone (25.6-26.9 against 28.8 us) and in place (22.8-23.3 against
-// 26 us per 128-block at n = 4096), but the fused panel's chain then ends
-// each step at the same time, and spotrf runs as fast with either kernel
-// (docs/cholesky.md, session 36).
-bool diag_leaf_enabled() {
-  static const bool v = env_opt_in("DLA_POTRF_DIAG_LEAF");
-  return v;
-}
-
 // DLA_POTRF_PDL=0 launches the float tile kernel for diagonal blocks plainly
 // instead of as a programmatic dependent of the kernel before it (A/B runs;
 // DLA_GEMM_NO_PDL=1 does the same for the update GEMMs).
@@ -191,12 +180,14 @@ bool panel_rolled_enabled() {
   return v;
 }
 
-// DLA_POTRF_PANEL_BCAST=1 runs the rolled fused panel in the broadcast layout
-// (a warp's 32 lanes hold 32 rows of one part: broadcast loads of L, a
-// blocked solve; potrf_panel.cuh). Opt-in: prepared in session 36 from its
-// measurements of the panel, not yet run on a GPU.
+// The rolled fused panel in the broadcast layout (a warp's 32 lanes hold 32
+// rows of one part: broadcast loads of L, a blocked solve; potrf_panel.cuh),
+// the float default since session 37; DLA_POTRF_PANEL_BCAST=0 for the
+// shuffled layout (H200, same run, spotrf tf32x3 ms shuffled / broadcast:
+// 4096 1.501-1.504 / 1.470-1.472, 8192 5.103-5.112 / 4.996-5.004, 16384
+// 24.66 / 24.12-24.20; docs/cholesky.md, session 37).
 bool panel_bcast_enabled() {
-  static const bool v = env_opt_in("DLA_POTRF_PANEL_BCAST");
+  static const bool v = env_switch("DLA_POTRF_PANEL_BCAST");
   return v;
 }
 
@@ -269,6 +260,9 @@ struct Potrf {
   // The look-ahead's updates run on the tensor cores (3xTF32): the critical
   // path's potrf_update_kernel does too where its contract allows.
   bool tensor_cores = false;
+  // Float diagonal blocks of order <= 128 by potrf_diag_leaf_kernel instead
+  // of the tile kernel (potrf_leaf_diag(n), potrf_blocking.cpp).
+  bool leaf_diag = false;
 
   T* at(index_t i, index_t j) const { return A + i + j * lda; }
 
@@ -343,7 +337,7 @@ struct Potrf {
       }
     }
     if constexpr (std::is_same_v<T, float>) {
-      if (k <= 128 && diag_rows_enabled() && diag_tiles_enabled() && diag_leaf_enabled()) {
+      if (k <= 128 && diag_rows_enabled() && diag_tiles_enabled() && leaf_diag) {
         // Like the tile kernel below: a programmatic dependent of the kernel
         // before it.
         auto* kernel = upper ? &detail::potrf_diag_leaf_kernel<true>
@@ -466,7 +460,7 @@ struct Potrf {
     const index_t side_sms = potrf_side_sms(n, tensor_cores, res.sm_count);
     cudaStream_t side = side_sms > 0 ? detail::sm_partition_stream(int(side_sms)) : nullptr;
     if (side == nullptr) side = res.side;  // all SMs, or no green contexts here
-    const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores};
+    const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores, leaf_diag};
     const Potrf<T> on_side{reinterpret_cast<stream_t>(side), upper, A, lda, info};
     DLA_CUDA_CHECK(cudaEventRecord(res.start, caller));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.start, 0));
@@ -561,6 +555,7 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
   DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(int), s));
   if (n == 0) return 0;
   Potrf<T> p{s, uplo == Uplo::Upper, A, lda, info};
+  p.leaf_diag = std::is_same_v<T, float> && potrf_leaf_diag(n);
   const index_t nb = potrf_block_size(n);
   // n <= kDiagMax: the whole matrix is one diagonal block, one launch
   // (factor's first line), whatever nb says.

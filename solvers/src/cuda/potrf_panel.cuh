@@ -159,16 +159,21 @@ __device__ inline void panel_copy_subpanel(PanelSmem<T, NC>& sm, Lel lel, BlockJ
 // was instruction fetch; session 35 measured that it is not (the panel lags
 // through all its chunks there), but the rolled form is still ~1% faster
 // end to end (docs/cholesky.md, session 35).
-// Bcast (with Rolled; opt-in, DLA_POTRF_PANEL_BCAST=1, session 36, NOT YET
-// MEASURED): the 32 lanes of a warp hold 32 rows of one part (warp w: part
-// w % 4, rows 32 (w / 4) ..), so that every load of L in the updates and the
-// solve is a broadcast (1 shared-memory wavefront, against 4 when a warp's
-// lanes cover 4 parts). Session 36 measured the updates bound by those
-// wavefronts: 9 per warp and column, ~1.25 us per 32-column update. The
-// solve then cannot shuffle x_i among a row's parts (they are in 4 warps):
-// it goes by 8-column blocks, part gi solving its 8 columns in registers
-// and writing them to Xs, a barrier, the later parts applying them (4
-// barriers per chunk instead of 32 shuffles).
+// Bcast (with Rolled; the float default since session 37, potrf.cu's
+// panel_bcast_enabled): the 32 lanes of a warp hold 32 rows of one part
+// (warp w: part w % 4, rows 32 (w / 4) ..), so that every load of L in the
+// updates and the solve is a broadcast (1 shared-memory wavefront, against
+// 4 when a warp's lanes cover 4 parts). Session 36 measured the updates
+// bound by those wavefronts: 9 per warp and column, ~1.25 us per 32-column
+// update. The solve then cannot shuffle x_i among a row's parts (they are
+// in 4 warps): it goes by 8-column blocks, part gi solving its 8 columns in
+// registers and writing them to Xs, a barrier, the later parts applying them
+// (4 barriers per chunk instead of 32 shuffles). Measured in session 37
+// (stamps at n = 4096, late steps): the updates after chunk 0 2.3-2.6 us
+// instead of 3.5, the solve as long as the shuffled one (~1.3 us of
+// arithmetic); spotrf 4096 -2%, 8192 -2%, 16384 -2%. A solve by two warps,
+// a thread per row with the 32 columns in registers, took 2.3 us per chunk
+// and spotrf 4096 5% longer (docs/cholesky.md, session 37; not kept).
 template <class T, int NC, bool Ahead = false, bool Rolled = false, bool Bcast = false>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,
@@ -279,6 +284,7 @@ __global__ void __launch_bounds__(kPanelThreads)
         for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
       }
     }
+    DLA_POTRF_PANEL_STAMP(24 + s);  // the solve's arithmetic done
 #pragma unroll
     for (int q = 0; q < 8; ++q) {
       const int c = c0 + 8 * g + q;

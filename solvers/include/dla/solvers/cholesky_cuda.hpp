@@ -35,6 +35,10 @@ index_t potrf_update_depth(index_t n, bool tensor_cores);
 // for the critical path (diagonal blocks, panels, next block columns), which
 // otherwise waits for update blocks to retire. tensor_cores as above.
 index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count);
+// Whether spotrf factors its diagonal blocks of order <= 128 with the leaf
+// kernel (16-column leaves) instead of the tile kernel, for order n
+// (DLA_POTRF_DIAG_LEAF=1 / 0 overrides).
+bool potrf_leaf_diag(index_t n);
 // Whether spotrf's (single = true) or dpotrf's trailing updates run on the
 // tensor cores of the current device: spotrf's in the solvers' FP32 mode
 // (solver_fp32_gemm() == Fp32Gemm::Tf32x3, gemm_cuda.hpp), dpotrf's where
