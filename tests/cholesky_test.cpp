@@ -170,31 +170,22 @@ TEST(CholeskyHost, BadInput) {
 }
 
 // The look-ahead's SM share for its bulk update (potrf_blocking.cpp): a
-// partition in the driver's 8-SM steps that leaves the critical path SMs
-// where that was measured to pay (a quarter below 4096, with tensor-core
-// updates a sixteenth up to 6143), all SMs elsewhere.
+// partition in the driver's 8-SM steps that leaves the critical path a
+// quarter of the SMs below 6144, where that was measured to pay, all SMs
+// from 6144; one share for every n, so a process makes one partition.
 TEST(CholeskyHost, SideSmsRule) {
   if (std::getenv("DLA_POTRF_SIDE_SMS")) GTEST_SKIP() << "DLA_POTRF_SIDE_SMS overrides the rule";
-  for (bool tc : {true, false})
-    for (index_t n : {index_t(300), index_t(2048), index_t(4095)}) {
-      const index_t s = dla::cuda::potrf_side_sms(n, tc, 132);
-      EXPECT_EQ(s, 96) << "n=" << n << " tensor cores " << tc;
-    }
-  EXPECT_EQ(dla::cuda::potrf_side_sms(4096, true, 132), 120);
-  EXPECT_EQ(dla::cuda::potrf_side_sms(6143, true, 132), 120);
-  EXPECT_EQ(dla::cuda::potrf_side_sms(4096, false, 132), 96);
-  EXPECT_EQ(dla::cuda::potrf_side_sms(6143, false, 132), 96);
-  EXPECT_EQ(dla::cuda::potrf_side_sms(6144, true, 132), 0);
-  EXPECT_EQ(dla::cuda::potrf_side_sms(6144, false, 132), 0);
-  EXPECT_EQ(dla::cuda::potrf_side_sms(8192, true, 132), 0);
-  EXPECT_EQ(dla::cuda::potrf_side_sms(16384, true, 132), 0);
-  EXPECT_EQ(dla::cuda::potrf_side_sms(4096, true, 16), 0);  // too few SMs to split
-  for (index_t n : {index_t(2048), index_t(4096)}) {
-    const index_t s = dla::cuda::potrf_side_sms(n, true, 78);
-    EXPECT_EQ(s % 8, 0) << "n=" << n;
-    EXPECT_GT(s, 0) << "n=" << n;
-    EXPECT_LT(s, 78) << "n=" << n;
+  for (bool tc : {true, false}) {
+    for (index_t n : {index_t(300), index_t(2048), index_t(4096), index_t(5000), index_t(6143)})
+      EXPECT_EQ(dla::cuda::potrf_side_sms(n, tc, 132), 96) << "n=" << n << " tensor cores " << tc;
+    for (index_t n : {index_t(6144), index_t(8192), index_t(16384)})
+      EXPECT_EQ(dla::cuda::potrf_side_sms(n, tc, 132), 0) << "n=" << n << " tensor cores " << tc;
   }
+  EXPECT_EQ(dla::cuda::potrf_side_sms(4096, true, 16), 0);  // too few SMs to split
+  const index_t s = dla::cuda::potrf_side_sms(4096, true, 78);
+  EXPECT_EQ(s % 8, 0);
+  EXPECT_GT(s, 0);
+  EXPECT_LT(s, 78);
 }
 
 // The depth of the bulk update (potrf_blocking.cpp): panels applied at once,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 37, call 6 (final): after the side-SM rule change (potrf_side_sms:
+# Session 37, call 6: after the side-SM rule change (potrf_side_sms:
 # with tensor-core updates 120 of 132 SMs from 4096, all from 6144), the
 # full ctest and the potrf bench of the gpu-check on the final build, plus
 # the sizes between the bench's (3000, 5000, 6144), two runs.

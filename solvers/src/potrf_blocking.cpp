@@ -75,7 +75,7 @@ index_t potrf_update_depth(index_t n, bool tensor_cores) {
   return 1;
 }
 
-index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count) {
+index_t potrf_side_sms(index_t n, bool, index_t sm_count) {
   static const index_t env = env_index("DLA_POTRF_SIDE_SMS", 1, 100000);
   if (env) return env >= sm_count ? 0 : env;
   // Session 21, H200 (132 SMs), spotrf ms with the bulk update on all SMs /
@@ -87,22 +87,22 @@ index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count) {
   // to each group's update was worse everywhere (docs/cholesky.md).
   // Session 37, after the fused panel's broadcast layout and the leaf
   // diagonal kernel made the critical path shorter, spotrf tf32x3 ms with
-  // 96 / 112 / 120 / all 132 SMs, three runs each: 2048: 0.586-0.598 /
-  // 0.609-0.617 / 0.611-0.630 / 0.610-0.619; 3000: 0.967-0.978 /
-  // 0.998-1.012 / 0.998-1.012 / 1.038-1.046; 3500: 1.243-1.247 /
-  // 1.255-1.265 / 1.256-1.267 / 1.289-1.298; 4096: 1.423-1.427 /
-  // 1.412-1.417 / 1.416-1.422 / 1.411-1.417; 5000: 2.069-2.079 /
-  // 2.036-2.044 / 2.018-2.029 / 2.031-2.050; 6144: 2.842-2.867 /
-  // 2.839-2.875 / 2.807-2.815 / 2.786-2.799. So with tensor-core updates
-  // three quarters below 4096, 15 / 16 up to 6143, all SMs from 6144.
-  if (sm_count < 32) return 0;
-  const auto share = [&](index_t num, index_t den) { return sm_count * num / den / 8 * 8; };
-  if (tensor_cores) {
-    if (n >= 6144) return 0;
-    return n >= 4096 ? share(15, 16) : share(3, 4);  // 120 / 96 of 132: 8-SM granularity
-  }
-  if (n >= 6144) return 0;
-  return share(3, 4);
+  // 96 / 112 / 120 / all 132 SMs (DLA_POTRF_SIDE_SMS for every size of the
+  // run), three runs each: 2048: 0.586-0.598 / 0.609-0.617 / 0.611-0.630 /
+  // 0.610-0.619; 3000: 0.967-0.978 / 0.998-1.012 / 0.998-1.012 /
+  // 1.038-1.046; 3500: 1.243-1.247 / 1.255-1.265 / 1.256-1.267 /
+  // 1.289-1.298; 4096: 1.423-1.427 / 1.412-1.417 / 1.416-1.422 /
+  // 1.411-1.417; 5000: 2.069-2.079 / 2.036-2.044 / 2.018-2.029 /
+  // 2.031-2.050; 6144: 2.842-2.867 / 2.839-2.875 / 2.807-2.815 /
+  // 2.786-2.799. So all SMs from 6144 with either kind of update. A second
+  // share (120 from 4096, 96 below) is not taken: in a process that had
+  // made both partitions, the 120-SM runs took 1.436-1.448 ms at 4096 and
+  // 2.058-2.090 at 5000: slower than with 120 alone (1.413-1.427,
+  // 2.030-2.047) and, at 4096, than with 96 alone (1.426-1.433). So a
+  // process keeps to one partition, and the share does not depend on the
+  // kind of update (the second parameter, kept for the interface).
+  if (n >= 6144 || sm_count < 32) return 0;
+  return sm_count * 3 / 4 / 8 * 8;  // 96 of 132: the driver's granularity is 8 SMs
 }
 
 bool potrf_leaf_diag(index_t n) {

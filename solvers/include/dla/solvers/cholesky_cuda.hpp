@@ -33,7 +33,9 @@ index_t potrf_update_depth(index_t n, bool tensor_cores);
 // How many SMs the look-ahead's bulk trailing update may use, on a device of
 // sm_count SMs (0: all; DLA_POTRF_SIDE_SMS overrides). The others stay free
 // for the critical path (diagonal blocks, panels, next block columns), which
-// otherwise waits for update blocks to retire. tensor_cores as above.
+// otherwise waits for update blocks to retire. tensor_cores as above (since
+// session 37 the rule is the same for both, so that a process that runs
+// both kinds makes one partition).
 index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count);
 // Whether spotrf factors its diagonal blocks of order <= 128 with the leaf
 // kernel (16-column leaves) instead of the tile kernel, for order n
