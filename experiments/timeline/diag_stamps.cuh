@@ -40,6 +40,17 @@ __device__ __forceinline__ void diag_stamp(long long offset, int slot) {
 }
 #define DLA_POTRF_DIAG_STAMP(slot) diag_stamp((long long)(offset), (slot))
 
+// The leaf kernel's probe hook (potrf_diag_leaf.cuh, session 37): its phases
+// in the diagonal slots the leaf kernel leaves free: 4 the block loaded into
+// shared memory (leaf slot 33), 5 leaf 0 factored (leaf slot 1), 6 leaf 0's
+// stores and update of leaf 1 done (leaf slot 3); sub-panel 0 is released
+// (slot 1) after leaf 1.
+__device__ __forceinline__ void leaf_stamp_in_place(long long offset, int slot) {
+  const int d = slot == 33 ? 4 : slot == 1 ? 5 : slot == 3 ? 6 : -1;
+  if (d >= 0) diag_stamp(offset, d);
+}
+#define DLA_POTRF_LEAF_STAMP(slot) leaf_stamp_in_place((long long)(offset), (slot))
+
 constexpr int kPanelStampSlots = 28;  // 24 + s: chunk s's solve arithmetic done (session 37)
 constexpr int kPanelStampFlagStep = 1024;  // potrf_kernels.cuh's kPanelFlagStep
 __device__ unsigned long long* g_panel_stamps;
