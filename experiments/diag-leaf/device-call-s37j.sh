@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 37, call 10: where the leaf kernel's ~9 us to its first release go
+# PREPARED, NOT RUN (session 37 had no device time left): the next
+# session's first probe. Where the leaf kernel's ~9 us to its first release go
 # in place (spotrf 4096, final library): diag_stamps.cuh maps the leaf
 # kernel's probe hook to diagonal slots 4 (block loaded), 5 (leaf 0
 # factored), 6 (leaf 0 stored, leaf 1 updated); slot 1 is sub-panel 0's

@@ -40,7 +40,8 @@ __device__ __forceinline__ void diag_stamp(long long offset, int slot) {
 }
 #define DLA_POTRF_DIAG_STAMP(slot) diag_stamp((long long)(offset), (slot))
 
-// The leaf kernel's probe hook (potrf_diag_leaf.cuh, session 37): its phases
+// The leaf kernel's probe hook (potrf_diag_leaf.cuh; written in session 37,
+// compiled, not yet run: experiments/diag-leaf/device-call-s37j.sh): its phases
 // in the diagonal slots the leaf kernel leaves free: 4 the block loaded into
 // shared memory (leaf slot 33), 5 leaf 0 factored (leaf slot 1), 6 leaf 0's
 // stores and update of leaf 1 done (leaf slot 3); sub-panel 0 is released
