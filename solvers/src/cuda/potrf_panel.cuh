@@ -36,7 +36,9 @@ namespace dla::cuda::detail {
 //     Ls(s)[c0 + i][j] = L(c0 + j, c0 + i) for j > i (0 else) and rinv[i] :=
 //     1 / L(c0 + i, c0 + i), then its rows below into the row blocks s' > s
 //   32 steps: x_i = b(i) rinv[i] on its owner, shuffled to the row's 4
-//   parts, b(j) -= x_i Ls(s)[c0 + i][j] (zeros make it unconditional)
+//   parts, b(j) -= x_i Ls(s)[c0 + i][j] (zeros make it unconditional;
+//   the float default, Bcast below, puts a row's parts in 4 warps and
+//   solves by 8-column blocks instead of shuffles)
 //   X(t, chunk) := b, in shared memory and global memory
 // Each sub-panel is copied once, when the diagonal kernel releases it, and
 // its rows below land while the chunk is solved (session 29). Until then
