@@ -116,8 +116,8 @@ bool potrf_leaf_diag(index_t n) {
   // 4.996-5.004 / 4.953-4.963; 10240: 8.194-8.197 / 8.120-8.144; 12288:
   // 12.290-12.296 / 12.267-12.293; 16384: 24.12-24.20 / 24.35-24.43 (there
   // the diagonal kernel runs beside the bulk update in most steps). At 12288
-  // the two are within the spread. Below 1024 (a few diagonal blocks, no
-  // look-ahead) it was not timed end to end; alone the leaf kernel is the
+  // the two are within the spread. Below 1024 (nb = 64) it was not timed
+  // end to end; alone the leaf kernel is the
   // faster one at orders 100 and 128 (session 36, leaf_probe; 64 was
   // timed only in its first form, 16.0 against 18.7 us).
   return n <= 12288;
