@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <utility>
 
 constexpr int kDiagStampSlots = 16, kDiagStampSteps = 128;
 __device__ unsigned long long* g_diag_stamps;
@@ -40,15 +41,25 @@ __device__ __forceinline__ void diag_stamp(long long offset, int slot) {
 }
 #define DLA_POTRF_DIAG_STAMP(slot) diag_stamp((long long)(offset), (slot))
 
-// The leaf kernel's probe hook (potrf_diag_leaf.cuh; written in session 37,
-// compiled, not yet run: experiments/diag-leaf/device-call-s37j.sh): its phases
-// in the diagonal slots the leaf kernel leaves free: 4 the block loaded into
+// The leaf kernel's probe hook (potrf_diag_leaf.cuh): its phases in the
+// diagonal slots the leaf kernel leaves free: 4 the block loaded into
 // shared memory (leaf slot 33), 5 leaf 0 factored (leaf slot 1), 6 leaf 0's
 // stores and update of leaf 1 done (leaf slot 3); sub-panel 0 is released
-// (slot 1) after leaf 1.
+// (slot 1) after leaf 1. Session 38: every leaf slot (0..47) also goes to
+// g_leaf_stamps, printed as the "leaf phases" table (per leaf k: pass start
+// 4k, factored 4k + 1 (warp 0), the barrier after it 4k + 2, the pass's end
+// 4k + 3, the update warps' previous-leaf update done 40 + k - 1).
+constexpr int kLeafStampSlots = 48;
+__device__ unsigned long long* g_leaf_stamps;
 __device__ __forceinline__ void leaf_stamp_in_place(long long offset, int slot) {
   const int d = slot == 33 ? 4 : slot == 1 ? 5 : slot == 3 ? 6 : -1;
   if (d >= 0) diag_stamp(offset, d);
+  unsigned long long* s = g_leaf_stamps;
+  const long long step = offset / 128;
+  if (s == nullptr || step >= kDiagStampSteps || slot >= kLeafStampSlots) return;
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  s[kLeafStampSlots * step + slot] = t;
 }
 #define DLA_POTRF_LEAF_STAMP(slot) leaf_stamp_in_place((long long)(offset), (slot))
 
@@ -68,6 +79,8 @@ __device__ __forceinline__ void panel_stamp(int flag_base, int slot) {
 
 static unsigned long long* g_diag_stamps_host_ptr = nullptr;
 static unsigned long long* g_panel_stamps_host_ptr = nullptr;
+static unsigned long long* g_leaf_stamps_host_ptr = nullptr;
+constexpr std::size_t kLeafStampBytes = sizeof(unsigned long long) * kLeafStampSlots * kDiagStampSteps;
 constexpr std::size_t kDiagStampBytes = sizeof(unsigned long long) * kDiagStampSlots * kDiagStampSteps;
 constexpr std::size_t kPanelStampBytes = sizeof(unsigned long long) * kPanelStampSlots * kDiagStampSteps;
 
@@ -77,7 +90,10 @@ extern "C" void diag_stamps_enable() {
   if (g_diag_stamps_host_ptr == nullptr) {
     cudaMalloc(&g_diag_stamps_host_ptr, kDiagStampBytes);
     cudaMalloc(&g_panel_stamps_host_ptr, kPanelStampBytes);
+    cudaMalloc(&g_leaf_stamps_host_ptr, kLeafStampBytes);
   }
+  cudaMemset(g_leaf_stamps_host_ptr, 0, kLeafStampBytes);
+  cudaMemcpyToSymbol(g_leaf_stamps, &g_leaf_stamps_host_ptr, sizeof(g_leaf_stamps_host_ptr));
   cudaMemset(g_diag_stamps_host_ptr, 0, kDiagStampBytes);
   cudaMemset(g_panel_stamps_host_ptr, 0, kPanelStampBytes);
   cudaMemcpyToSymbol(g_diag_stamps, &g_diag_stamps_host_ptr, sizeof(g_diag_stamps_host_ptr));
@@ -149,4 +165,43 @@ extern "C" void diag_stamps_dump(const char* label, int steps) {
                   rp(24 + c), rp(5 + 5 * c));
     std::printf("\n");
   }
+
+  // The leaf kernel's phases (session 38), us from its wait's return (leaf
+  // slot 32): loaded (33), then per leaf k: start, factored, barrier, end,
+  // and the update warps' done (40 + k - 1, for k >= 1); the median over
+  // the steps from steps / 2 on (late steps), then every step's row.
+  unsigned long long hl[kLeafStampSlots * kDiagStampSteps];
+  cudaMemcpy(hl, g_leaf_stamps_host_ptr, sizeof(hl), cudaMemcpyDeviceToHost);
+  bool any = false;
+  for (int k = 0; k < steps && k < kDiagStampSteps; ++k) any = any || hl[kLeafStampSlots * k + 32];
+  if (!any) return;
+  auto lrel = [&](int k, int slot) {
+    const unsigned long long* q = hl + kLeafStampSlots * k;
+    return q[slot] && q[32] ? (double(q[slot]) - double(q[32])) * 1e-3 : -1.0;
+  };
+  std::printf("-- leaf phases %s: step | loaded | leaf k: start factored barrier end upd(prev) ... | end(34) (us)\n", label);
+  for (int k = 0; k < steps && k < kDiagStampSteps; ++k) {
+    if (!hl[kLeafStampSlots * k + 32]) continue;
+    std::printf("   %3d | %5.1f |", k, lrel(k, 33));
+    for (int l = 0; l < 8; ++l)
+      std::printf(" %5.1f %5.1f %5.1f %5.1f %5.1f |", lrel(k, 4 * l), lrel(k, 4 * l + 1),
+                  lrel(k, 4 * l + 2), lrel(k, 4 * l + 3), l > 0 ? lrel(k, 40 + l - 1) : -1.0);
+    std::printf(" %5.1f\n", lrel(k, 34));
+  }
+  std::printf("-- leaf phases %s, median of steps %d..%d:", label, steps / 2, steps - 2);
+  auto med = [&](int slot) {
+    double v[kDiagStampSteps];
+    int c = 0;
+    for (int k = steps / 2; k < steps - 1 && k < kDiagStampSteps; ++k)
+      if (lrel(k, slot) >= 0) v[c++] = lrel(k, slot);
+    if (c == 0) return -1.0;
+    for (int a = 1; a < c; ++a)
+      for (int b = a; b > 0 && v[b] < v[b - 1]; --b) std::swap(v[b], v[b - 1]);
+    return v[c / 2];
+  };
+  std::printf(" loaded %.2f |", med(33));
+  for (int l = 0; l < 8; ++l)
+    std::printf(" %d: %.2f %.2f %.2f %.2f %.2f |", l, med(4 * l), med(4 * l + 1), med(4 * l + 2),
+                med(4 * l + 3), l > 0 ? med(40 + l - 1) : -1.0);
+  std::printf(" end %.2f\n", med(34));
 }

@@ -151,6 +151,7 @@ template <bool Upper>
 __device__ __forceinline__ void leaf_store_cols(const float* S, float* A, index_t lda, int c,
                                                 int ncols, int m, int t, int threads) {
   const int rows = m - c;
+  if (rows <= 0) return;  // (c >= m: rows * ncols of two negatives would loop)
   ncols = min(ncols, rows);
   for (int e = t; e < rows * ncols; e += threads) {
     const int i = c + (Upper ? e / ncols : e % rows), j = c + (Upper ? e % ncols : e / rows);
