@@ -116,6 +116,17 @@ dla_cholesky_variant(side_ungated
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_SIDE_GATE=0)
 
+# Each group's bulk update in two launches, the next trapezoid waiting for
+# the first only (potrf_rest_split: by default where the bulk update runs on
+# all SMs, n >= 6144, so the plain entries run both forms), forced on at
+# every n (on the 96-SM partition too) and off at every n.
+dla_cholesky_variant(rest_split_forced
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_REST_SPLIT=1)
+dla_cholesky_variant(rest_unsplit
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_REST_SPLIT=0)
+
 # The float diagonal blocks through the tile kernel at every n
 # (DLA_POTRF_DIAG_LEAF=0; the rule takes it from 12289): the test sizes,
 # failing minors, NaN and subnormal pivots.

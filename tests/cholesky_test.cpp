@@ -212,6 +212,15 @@ TEST(CholeskyHost, LeafDiagRule) {
     EXPECT_FALSE(dla::cuda::potrf_leaf_diag(n)) << "n=" << n;
 }
 
+TEST(CholeskyHost, RestSplitRule) {
+  if (std::getenv("DLA_POTRF_REST_SPLIT")) GTEST_SKIP() << "DLA_POTRF_REST_SPLIT overrides the rule";
+  EXPECT_TRUE(dla::cuda::potrf_rest_split(true));   // the bulk update on all SMs
+  EXPECT_FALSE(dla::cuda::potrf_rest_split(false));  // on a green-context partition
+  // Which one a size gets: potrf_side_sms (0 = all SMs) on the H200's 132 SMs.
+  EXPECT_FALSE(dla::cuda::potrf_rest_split(dla::cuda::potrf_side_sms(6143, true, 132) == 0));
+  EXPECT_TRUE(dla::cuda::potrf_rest_split(dla::cuda::potrf_side_sms(6144, true, 132) == 0));
+}
+
 // ---- GPU -------------------------------------------------------------------
 
 // Which blocking rule a factorization takes (potrf_tensor_core_updates):

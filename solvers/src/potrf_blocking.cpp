@@ -123,4 +123,17 @@ bool potrf_leaf_diag(index_t n) {
   return n <= 12288;
 }
 
+bool potrf_rest_split(bool side_on_all_sms) {
+  static const char* env = std::getenv("DLA_POTRF_REST_SPLIT");
+  if (env && (env[0] == '0' || env[0] == '1')) return env[0] == '1';
+  // Session 38, H200, spotrf tf32x3 ms, split / one launch (the split for
+  // every size of the run, two runs each): on all SMs (n >= 6144) 6144:
+  // 2.720-2.737 / 2.795-2.797; 8192: 4.941-4.945 / 4.933-4.943; 16384:
+  // 23.89-23.98 / 24.16-24.17. On the 96-SM partition the split was slower:
+  // 1024: 0.288-0.302 / 0.278-0.286; 2048: 0.613-0.614 / 0.595-0.603; 3000:
+  // 1.026-1.141 / 0.979-0.990; 4096: 1.493-1.495 / 1.423-1.428; 5000:
+  // 2.174-2.180 / 2.070-2.085.
+  return side_on_all_sms;
+}
+
 }  // namespace dla::cuda

@@ -443,10 +443,13 @@ struct Potrf {
   //     the last step: [wait rest(previous group)], update the next group's d
   //       block columns (one trapezoid) with panels gs..b;
   //   side, after the group's last panel: rest(group) = everything right of
-  //     the next group, with panels gs..b.
+  //     the next group, with panels gs..b, in two launches: the columns of
+  //     the group after next, then the rest (where potrf_rest_split says so).
   // A block column of group g+1 gets group g's panels from crit, and the
-  // earlier panels from rest(g-1) (whose region starts at group g+1), which
-  // crit waits for before it first writes there. So the two streams never
+  // earlier panels from rest(g-1) (whose region starts at group g+1), whose
+  // first launch crit waits for before it first writes there (rest(g-1)'s
+  // second launch, right of group g+1, comes before rest(g)'s first on the
+  // side stream). So the two streams never
   // write the same block, and rest(g) overlaps the d steps of group g+1.
   // d = 1 is the classic depth-1 look-ahead. Both streams start after the
   // work queued on s and s waits for both at the end, so the call is one
@@ -460,6 +463,9 @@ struct Potrf {
     const index_t side_sms = potrf_side_sms(n, tensor_cores, res.sm_count);
     cudaStream_t side = side_sms > 0 ? detail::sm_partition_stream(int(side_sms)) : nullptr;
     if (side == nullptr) side = res.side;  // all SMs, or no green contexts here
+    // rest(group) in two launches where the bulk update runs on all SMs
+    // (potrf_rest_split, potrf_blocking.cpp).
+    const bool split_rest = potrf_rest_split(side == res.side);
     const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores, leaf_diag};
     const Potrf<T> on_side{reinterpret_cast<stream_t>(side), upper, A, lda, info};
     DLA_CUDA_CHECK(cudaEventRecord(res.start, caller));
@@ -512,9 +518,22 @@ struct Potrf {
           DLA_CUDA_CHECK_LAUNCH();
         }
         trace.mark(step, LookaheadTrace::kRestStart, side);
-        on_side.syrk(c0 + wcol, r - wcol, gs, kk, r - wcol);
+        // The next group's trapezoid needs only the part of rest(group) that
+        // meets its columns: the first `wnext` columns of the region. Where
+        // split_rest, rest(group) goes in two launches, those columns first,
+        // and the event crit waits for follows that part (the side stream's
+        // order keeps the rest ahead of the next rest(group), which writes
+        // the same columns).
+        const index_t rr = r - wcol, wnext = std::min(depth * nb, rr);
+        if (split_rest && wnext < rr) {
+          on_side.syrk(c0 + wcol, rr, gs, kk, wnext);
+          DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
+          on_side.syrk(c0 + wcol + wnext, rr - wnext, gs, kk, rr - wnext);
+        } else {
+          on_side.syrk(c0 + wcol, rr, gs, kk, rr);
+          DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
+        }
         trace.mark(step, LookaheadTrace::kRestEnd, side);
-        DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
       }
       gs = c0;
     }

@@ -41,6 +41,12 @@ index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count);
 // kernel (16-column leaves) instead of the tile kernel, for order n
 // (DLA_POTRF_DIAG_LEAF=1 / 0 overrides).
 bool potrf_leaf_diag(index_t n);
+// Whether the look-ahead launches each group's bulk update in two parts, the
+// group after next's columns first, so that the next group's trapezoid
+// waits only for that part: where the bulk update runs on all SMs
+// (side_on_all_sms: potrf_side_sms gives 0, or no green context could be
+// made). DLA_POTRF_REST_SPLIT=1 / 0 overrides.
+bool potrf_rest_split(bool side_on_all_sms);
 // Whether spotrf's (single = true) or dpotrf's trailing updates run on the
 // tensor cores of the current device: spotrf's in the solvers' FP32 mode
 // (solver_fp32_gemm() == Fp32Gemm::Tf32x3, gemm_cuda.hpp), dpotrf's where
