@@ -213,7 +213,8 @@ TEST(CholeskyHost, LeafDiagRule) {
 }
 
 TEST(CholeskyHost, RestSplitRule) {
-  if (std::getenv("DLA_POTRF_REST_SPLIT")) GTEST_SKIP() << "DLA_POTRF_REST_SPLIT overrides the rule";
+  if (std::getenv("DLA_POTRF_REST_SPLIT") || std::getenv("DLA_POTRF_SIDE_SMS"))
+    GTEST_SKIP() << "DLA_POTRF_REST_SPLIT or DLA_POTRF_SIDE_SMS overrides the rules";
   EXPECT_TRUE(dla::cuda::potrf_rest_split(true));   // the bulk update on all SMs
   EXPECT_FALSE(dla::cuda::potrf_rest_split(false));  // on a green-context partition
   // Which one a size gets: potrf_side_sms (0 = all SMs) on the H200's 132 SMs.

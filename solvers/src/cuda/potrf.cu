@@ -449,8 +449,8 @@ struct Potrf {
   // earlier panels from rest(g-1) (whose region starts at group g+1), whose
   // first launch crit waits for before it first writes there (rest(g-1)'s
   // second launch, right of group g+1, comes before rest(g)'s first on the
-  // side stream). So the two streams never
-  // write the same block, and rest(g) overlaps the d steps of group g+1.
+  // side stream). So the two streams never write the same block, and
+  // rest(g) overlaps the d steps of group g+1.
   // d = 1 is the classic depth-1 look-ahead. Both streams start after the
   // work queued on s and s waits for both at the end, so the call is one
   // stream-ordered operation on s.
