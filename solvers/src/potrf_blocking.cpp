@@ -19,6 +19,13 @@ index_t env_index(const char* name, long long lo, long long hi) {
   return end != e && *end == '\0' && x >= lo && x <= hi ? index_t(x) : index_t(0);
 }
 
+// A yes/no rule's override: 1 for a value starting with '1', 0 for '0',
+// -1 (use the rule) when unset or anything else.
+int env_yes_no(const char* name) {
+  const char* e = std::getenv(name);
+  return e && (e[0] == '0' || e[0] == '1') ? e[0] - '0' : -1;
+}
+
 }  // namespace
 
 index_t potrf_block_size(index_t n) {
@@ -106,8 +113,8 @@ index_t potrf_side_sms(index_t n, bool, index_t sm_count) {
 }
 
 bool potrf_leaf_diag(index_t n) {
-  static const char* env = std::getenv("DLA_POTRF_DIAG_LEAF");
-  if (env && (env[0] == '0' || env[0] == '1')) return env[0] == '1';
+  static const int env = env_yes_no("DLA_POTRF_DIAG_LEAF");
+  if (env >= 0) return env == 1;
   // Session 37, H200, with the fused panel's broadcast layout (before it the
   // panel's chain hid the leaf kernel's gain, session 36), spotrf tf32x3 ms
   // tile / leaf kernel, two runs each: 1024: 0.307-0.308 / 0.285-0.294;
@@ -124,8 +131,8 @@ bool potrf_leaf_diag(index_t n) {
 }
 
 bool potrf_rest_split(bool side_on_all_sms) {
-  static const char* env = std::getenv("DLA_POTRF_REST_SPLIT");
-  if (env && (env[0] == '0' || env[0] == '1')) return env[0] == '1';
+  static const int env = env_yes_no("DLA_POTRF_REST_SPLIT");
+  if (env >= 0) return env == 1;
   // Session 38, H200, spotrf tf32x3 ms, split / one launch (the split for
   // every size of the run, two runs each): on all SMs (n >= 6144) 6144:
   // 2.720-2.737 / 2.795-2.797; 8192: 4.941-4.945 / 4.933-4.943; 16384:
