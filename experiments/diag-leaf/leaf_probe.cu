@@ -8,7 +8,7 @@
 //   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -lineinfo -Icore/include \
 //     -Ibuild/core/include -Isolvers/src/cuda experiments/diag-leaf/leaf_probe.cu \
 //     -o .carry/leaf_probe
-// Run: ./leaf_probe [m]
+// Run: ./leaf_probe [m] [warm launches per kernel, default 20]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   CK(cudaEventCreate(&e1));
   for (int kernel = 0; kernel < 2; ++kernel) {
     float best = 1e9f, sum = 0.f;
-    const int reps = 20;
+    const int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;  // 1 under the sanitizers
     for (int r = 0; r < reps + 1; ++r) {
       CK(cudaMemcpy(A, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice));
       CK(cudaMemset(info, 0, sizeof(int)));

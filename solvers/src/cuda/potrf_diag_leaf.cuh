@@ -4,7 +4,8 @@
 // a drop-in for potrf_diag_tiles_kernel<float, 128, Upper> (same info,
 // offset, progress-flag and uplo contract, potrf_kernels.cuh).
 //
-// 16 warps. The whole block is loaded into shared memory, then per leaf
+// 16 warps. The whole block is loaded into shared memory (16-byte loads
+// where A and lda are 16-byte aligned), then per leaf
 // (columns c0 .. c0 + 15), with a barrier between the steps:
 //   1. the leaf warps (up to 7) read the leaf's column panel, rows
 //      c0 .. m - 1, into registers: warp w holds the 16 diagonal rows in
@@ -20,12 +21,13 @@
 //      its solve: one instruction stream does both, so no warp waits for
 //      another. The leaf's L goes back to shared memory.
 //      Beside them, the last 4 warps apply the previous leaf to the
-//      trailing columns past this leaf (4 x 4 tiles, k = 16);
+//      trailing columns past this leaf (4 x 4 tiles in 4 x 8 warp blocks,
+//      k = 16);
 //   3. (a failing pivot: the block as updated so far to A, and the end);
-//   4. every warp stores the leaf's L to A and applies the leaf to the next
-//      leaf's 16 columns (a row and 4 columns per thread). After every
-//      second leaf the 32-column sub-panel is released to the fused panel
-//      kernel, as the tile kernel does every 32 columns.
+//   4. every warp stores the leaf's L to A (a column per warp) and applies
+//      the leaf to the next leaf's 16 columns (a row and 4 columns per
+//      thread). After every second leaf the 32-column sub-panel is released
+//      to the fused panel kernel, as the tile kernel does every 32 columns.
 // Why (docs/cholesky.md, session 36): the tile kernel takes 26-31 us per
 // 128-block, ~1800 cycles per 4 columns, mostly two single-thread chains
 // (the 4 x 4 diagonal factor and the rows below it, session 17). Here the
@@ -37,7 +39,10 @@
 // kernel, so it was opt-in in session 36. With the panel's broadcast layout
 // (session 37) the gain shows: spotrf 4096 1.471 -> 1.428 ms. The float
 // default up to n = 12288 (potrf_leaf_diag, potrf_blocking.cpp;
-// DLA_POTRF_DIAG_LEAF=1 / 0 overrides).
+// DLA_POTRF_DIAG_LEAF=1 / 0 overrides). Session 39 cut the load (16-byte
+// loads: 2.8 -> 1.8 us in place), the division in step 4's index maps and
+// the update warps' scattered loads: 25.6 -> 22.3 us in place at 4096
+// (stamped), 27.0 -> 23.6 alone, spotrf 4096 -3%.
 //
 // Rows and columns >= m are an identity (never stored), so every step is
 // unconditional and a padded pivot never fails. Shared memory holds the
@@ -50,6 +55,8 @@
 // far (the blocked LAPACK convention, as in the tile kernel). The panel
 // kernel's flag is released either way.
 #include <cuda_runtime.h>
+
+#include <cstdint>
 
 #include "potrf_kernels.cuh"  // also the probe hook DLA_POTRF_LEAF_STAMP
 
@@ -113,34 +120,63 @@ __device__ __forceinline__ float& leaf_el(float* A, index_t lda, int i, int j) {
 
 // A -= L L^T over the 4 x 4 tiles on or below the diagonal of rows and
 // columns first .. first + 4 nt - 1 (nt = ceil((m - first) / 4)), L = the
-// leaf of columns cl .. cl + 15 in S; thread t of `threads`.
-__device__ __forceinline__ void leaf_update_tiles(float* S, int cl, int first, int m, int t,
-                                                  int threads) {
+// leaf of columns cl .. cl + 15 in S; warp `warp` of `warps`. The tiles go in
+// warp blocks of 4 tile rows x 8 tile columns (lane: tile row lane % 4, tile
+// column lane / 4), so that a warp's loads of L per column are 4 and 8
+// consecutive float4s, one wavefront each. Blocks wholly above the diagonal
+// are skipped; a lane whose tile is above it idles. (Session 39: with lanes
+// taking consecutive triangle tiles, ~32 scattered float4s per load, 4-6
+// wavefronts, the leaf beside this update factored 1.5x slower.)
+__device__ __forceinline__ void leaf_update_blocks(float* S, int cl, int first, int m, int warp,
+                                                   int lane, int warps) {
   const int nt = m > first ? (m - first + 3) / 4 : 0;
-  for (int e = t; e < nt * (nt + 1) / 2; e += threads) {
-    int ti = int((sqrtf(8.f * float(e) + 1.f) - 1.f) * 0.5f);
-    while (ti * (ti + 1) / 2 > e) --ti;
-    while ((ti + 1) * (ti + 2) / 2 <= e) ++ti;
-    const int r0 = first + 4 * ti, q0 = first + 4 * (e - ti * (ti + 1) / 2);
-    float acc[4][4] = {};
+  const int ti_in = lane % 4, tj_in = lane / 4;
+  int k = 0;
+  for (int br = 0; 4 * br < nt; ++br) {
+    const int bc_end = min((4 * br + 3) / 8, (nt - 1) / 8);
+    for (int bc = 0; bc <= bc_end; ++bc, ++k) {
+      if (k % warps != warp) continue;
+      const int ti = 4 * br + ti_in, tj = 8 * bc + tj_in;
+      if (ti >= nt || tj > ti) continue;
+      const int r0 = first + 4 * ti, q0 = first + 4 * tj;
+      float acc[4][4] = {};
 #pragma unroll
-    for (int p = 0; p < kLeafW; ++p) {
-      float a[4], b[4];
-      ld16(&S[(cl + p) * kLeafLd + r0], a);
-      ld16(&S[(cl + p) * kLeafLd + q0], b);
+      for (int p = 0; p < kLeafW; ++p) {
+        float a[4], b[4];
+        ld16(&S[(cl + p) * kLeafLd + r0], a);
+        ld16(&S[(cl + p) * kLeafLd + q0], b);
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < 4; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+          for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        float c[4];
+        ld16(&S[(q0 + j) * kLeafLd + r0], c);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) c[i] -= acc[i][j];
+        *reinterpret_cast<float4*>(&S[(q0 + j) * kLeafLd + r0]) =
+            make_float4(c[0], c[1], c[2], c[3]);
+      }
     }
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      float c[4];
-      ld16(&S[(q0 + j) * kLeafLd + r0], c);
-#pragma unroll
-      for (int i = 0; i < 4; ++i) c[i] -= acc[i][j];
-      *reinterpret_cast<float4*>(&S[(q0 + j) * kLeafLd + r0]) = make_float4(c[0], c[1], c[2], c[3]);
-    }
+  }
+}
+
+// The leaf's 16 columns c0 .. c0 + 15 of S, rows on or below the diagonal
+// and < m, to A, with no division: for lower, warp w (of 16) stores column
+// c0 + w, lanes along its rows; for upper, lanes 0..15 take the columns and
+// a warp two rows per pass (A is contiguous along the columns there).
+template <bool Upper>
+__device__ __forceinline__ void leaf_store_leaf(const float* S, float* A, index_t lda, int c0,
+                                                int m, int w, int lane) {
+  if (!Upper) {
+    const int j = c0 + w;
+    for (int i = j + lane; i < m; i += 32) leaf_el<Upper>(A, lda, i, j) = S[j * kLeafLd + i];
+  } else {
+    const int j = c0 + lane % kLeafW;
+    for (int i = c0 + 2 * w + lane / kLeafW; i < m; i += 2 * kLeafWarps)
+      if (i >= j) leaf_el<Upper>(A, lda, i, j) = S[j * kLeafLd + i];
   }
 }
 
@@ -186,24 +222,73 @@ __global__ void __launch_bounds__(kLeafThreads, 1)
   auto ij = [](int e, int& i, int& j) {
     if (Upper) { j = e % kLeafNc; i = e / kLeafNc; } else { i = e % kLeafNc; j = e / kLeafNc; }
   };
-  float v[kLoads];
+  // Element (i, j) of the block as S holds it: L's triangle, an identity
+  // past m, zeros above the diagonal.
+  auto elem = [&](int i, int j) {
+    return i < m && j <= i ? leaf_el<Upper>(A, lda, i, j) : (i == j ? 1.f : 0.f);
+  };
+  // 16-byte loads where A's block and lda allow them (4 consecutive
+  // elements along A's contiguous dimension: rows for lower, columns for
+  // upper), else scalar ones. Session 39's load probe
+  // (experiments/diag-leaf/load_probe.cu): 1.06 us for the 64 KB block
+  // against 2.43 with the scalar loads (1.38 with their code already cached).
+  const bool vec = reinterpret_cast<uintptr_t>(A) % 16 == 0 && lda % 4 == 0;
+  if (vec) {
+    constexpr int kQuads = kLoads / 4;
+    float4 q[kQuads];
 #pragma unroll
-  for (int u = 0; u < kLoads; ++u) {
-    int i, j;
-    ij(tid + u * kLeafThreads, i, j);
-    v[u] = i < m && j <= i ? leaf_el<Upper>(A, lda, i, j) : (i == j ? 1.f : 0.f);
-  }
-  // After the loads, so that the two round trips overlap (the block is only
-  // read before this test).
-  if (*info != 0) {  // an earlier minor failed (uniform)
-    if (tid == 0) panel_flag_release(flag, flag_base);
-    return;
-  }
+    for (int u = 0; u < kQuads; ++u) {
+      // Quad e: along-dimension index 4 (e % 32), other index e / 32.
+      const int e = tid + u * kLeafThreads, a4 = 4 * (e % (kLeafNc / 4)), o = e / (kLeafNc / 4);
+      const int i = Upper ? o : a4, j = Upper ? a4 : o;  // first element (i, j)
+      if (a4 + 3 < m && o < m) {
+        q[u] = *reinterpret_cast<const float4*>(&leaf_el<Upper>(A, lda, i, j));
+      } else {
+        // Past m (the last block): element by element, as the scalar form.
+        constexpr int di = Upper ? 0 : 1, dj = Upper ? 1 : 0;
+        q[u] = make_float4(elem(i, j), elem(i + di, j + dj), elem(i + 2 * di, j + 2 * dj),
+                           elem(i + 3 * di, j + 3 * dj));
+      }
+    }
+    if (*info != 0) {  // an earlier minor failed (uniform)
+      if (tid == 0) panel_flag_release(flag, flag_base);
+      return;
+    }
 #pragma unroll
-  for (int u = 0; u < kLoads; ++u) {
-    int i, j;
-    ij(tid + u * kLeafThreads, i, j);
-    S[j * kLeafLd + i] = v[u];
+    for (int u = 0; u < kQuads; ++u) {
+      const int e = tid + u * kLeafThreads, a4 = 4 * (e % (kLeafNc / 4)), o = e / (kLeafNc / 4);
+      float x[4] = {q[u].x, q[u].y, q[u].z, q[u].w};
+      // Above the diagonal: zeros (full quads read A's other triangle).
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (a4 + k < m && o < m && (Upper ? a4 + k > o : o > a4 + k)) x[k] = 0.f;
+      if (Upper) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) S[(a4 + k) * kLeafLd + o] = x[k];
+      } else {
+        *reinterpret_cast<float4*>(&S[o * kLeafLd + a4]) = make_float4(x[0], x[1], x[2], x[3]);
+      }
+    }
+  } else {
+    float v[kLoads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      int i, j;
+      ij(tid + u * kLeafThreads, i, j);
+      v[u] = elem(i, j);
+    }
+    // After the loads, so that the two round trips overlap (the block is only
+    // read before this test).
+    if (*info != 0) {  // an earlier minor failed (uniform)
+      if (tid == 0) panel_flag_release(flag, flag_base);
+      return;
+    }
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      int i, j;
+      ij(tid + u * kLeafThreads, i, j);
+      S[j * kLeafLd + i] = v[u];
+    }
   }
   __syncthreads();
   if (tid == 0) DLA_POTRF_LEAF_STAMP(33);
@@ -240,7 +325,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1)
       // columns past this leaf (this leaf's columns had it in step 4 of
       // the previous pass).
       const int t = tid - (kLeafThreads - kLeafUpdateThreads);
-      leaf_update_tiles(S, c0 - kLeafW, c1, m, t, kLeafUpdateThreads);
+      leaf_update_blocks(S, c0 - kLeafW, c1, m, t / 32, lane, kLeafUpdateThreads / 32);
       if (t == 0) DLA_POTRF_LEAF_STAMP(40 + c0 / kLeafW - 1);
     }
     __syncthreads();  // the leaf in S; the previous leaf's update done
@@ -250,13 +335,17 @@ __global__ void __launch_bounds__(kLeafThreads, 1)
       leaf_store_cols<Upper>(S, A, lda, c0, kLeafNc, m, tid, kLeafThreads);
       break;
     }
-    // 4. Every warp: the leaf's L to A, and the leaf's update of the next
-    // leaf's columns c1 .. c1 + 15, rows c1 .. m - 1 (thread: a row and 4
-    // columns).
-    leaf_store_cols<Upper>(S, A, lda, c0, kLeafW, m, tid, kLeafThreads);
-    const int rows = m - c1;
-    for (int e = tid; e < rows * (kLeafW / 4); e += kLeafThreads) {
-      const int i = c1 + e % rows, q0 = c1 + 4 * (e / rows);
+    // 4. Every warp: the leaf's L to A (warp w: leaf column c0 + w), and the
+    // leaf's update of the next leaf's columns c1 .. c1 + 15, rows c1 .. m - 1
+    // (warp w: the 4 columns c1 + 4 (w % 4) .., row c1 + 32 (w / 4) + lane).
+    // No division in either mapping: with threads taking elements e / rows,
+    // e % rows this step took 1.0-1.3 us per leaf in place; now 0.5-0.8
+    // (session 39).
+    static_assert(kLeafWarps == kLeafW && 32 * (kLeafWarps / 4) >= kLeafNc - kLeafW,
+                  "a warp per leaf column stores; 4 warps per 4-column group cover the rows");
+    leaf_store_leaf<Upper>(S, A, lda, c0, m, w, lane);
+    if (const int i = c1 + 32 * (w / 4) + lane; i < m) {
+      const int q0 = c1 + 4 * (w % 4);
       float acc[4] = {};
 #pragma unroll
       for (int p = 0; p < kLeafW; ++p) {
