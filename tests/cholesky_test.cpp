@@ -201,6 +201,30 @@ TEST(CholeskyHost, DepthRule) {
   for (auto [n, d] : cuda_cores) EXPECT_EQ(dla::cuda::potrf_update_depth(n, false), d) << "n=" << n;
 }
 
+// The look-ahead's group sizes (potrf_blocking.cpp, potrf_group_depth):
+// depth + 2 panels while the trailing matrix is larger than 2600, for spotrf
+// on the tensor cores below 6144; the rule's depth otherwise.
+TEST(CholeskyHost, GroupDepthRule) {
+  if (std::getenv("DLA_POTRF_EARLY_GROUPS") || std::getenv("DLA_POTRF_DEPTH"))
+    GTEST_SKIP() << "DLA_POTRF_EARLY_GROUPS / DLA_POTRF_DEPTH override the rule";
+  // The groups of panels (nb = 128) from column 0, as the look-ahead walks them.
+  auto groups = [](index_t n, index_t depth, bool single_tc) {
+    std::vector<index_t> g;
+    for (index_t col = 0; col < n && g.size() < 6; ) {
+      const index_t d = dla::cuda::potrf_group_depth(n, col, depth, single_tc);
+      g.push_back(d);
+      col += d * 128;
+    }
+    return g;
+  };
+  EXPECT_EQ(groups(4096, 2, true), (std::vector<index_t>{4, 4, 4, 2, 2, 2}));  // 3584, 3072 > 2600
+  EXPECT_EQ(groups(3000, 1, true), (std::vector<index_t>{3, 3, 1, 1, 1, 1}));  // 2616 > 2600
+  EXPECT_EQ(groups(6143, 2, true), (std::vector<index_t>{4, 4, 4, 4, 4, 4}));
+  EXPECT_EQ(groups(6144, 3, true), (std::vector<index_t>{3, 3, 3, 3, 3, 3}));  // all SMs
+  EXPECT_EQ(groups(2600, 1, true), (std::vector<index_t>{1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(groups(4096, 2, false), (std::vector<index_t>{2, 2, 2, 2, 2, 2}));  // dpotrf, CUDA cores
+}
+
 // Which diagonal kernel spotrf takes (potrf_blocking.cpp, potrf_leaf_diag):
 // the leaf kernel up to 12288, where it was measured faster, the tile kernel
 // above.
@@ -291,6 +315,9 @@ TEST(CholeskyDevice, StopsAtKnownMinor) {
     }
   // Large n with the failure deep inside (block sizes 256).
   expect_minor<float>(gpu, 4500, 4321, Uplo::Lower);
+  // Inside the third of the deeper early groups (potrf_group_depth: 4 panels
+  // each at 4500, columns 1024..1535), its bulk update still deferred.
+  expect_minor<float>(gpu, 4500, 1300, Uplo::Upper);
 }
 
 // Orders <= 256 are one potrf_diag_kernel launch: partial and full 32-wide

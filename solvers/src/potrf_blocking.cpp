@@ -82,6 +82,27 @@ index_t potrf_update_depth(index_t n, bool tensor_cores) {
   return 1;
 }
 
+index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_tensor_cores) {
+  static const int env = env_yes_no("DLA_POTRF_EARLY_GROUPS");
+  static const bool uniform = env_index("DLA_POTRF_DEPTH", 1, 16) != 0;
+  // Session 39, H200, spotrf tf32x3 ms, the rule's depth in every group /
+  // depth + 2 while n - col > 2600 (two runs each): 3000: 0.945, 0.939 /
+  // 0.916, 0.921; 3500: 1.221, 1.214 / 1.128, 1.139; 4096: 1.370, 1.373 /
+  // 1.350, 1.319; 4608: 1.681, 1.678 / 1.583, 1.579; 5000: 2.032, 2.039 /
+  // 1.863, 1.868; 5500: 2.429, 2.433 / 2.188, 2.190; 6000: 2.910, 2.898 /
+  // 2.576, 2.567. Uniform depth 3 (4096: 1.418, 1.419; 5000: 1.993, 1.961)
+  // and depth + 2 for the first 30 / 40 / 50 % of the columns were slower
+  // or no faster, a threshold of 2048 slightly slower. Where the bulk update
+  // runs on all SMs (n >= 6144) it was mixed (depth + 2 / + 1, ms, against
+  // the rule): 6144: 2.77-2.79 / 2.70-2.72 against 2.67-2.68; 8192: 4.88 /
+  // 4.69-4.70 against 4.85-4.87; 12288: 11.83-11.86 / 11.90-12.07 against
+  // 12.12-12.17; 16384: 23.77-23.78 / 23.94-23.97 against 24.00-24.01; and
+  // dpotrf slower with depth + 2 up to 8192 (4096: 2.89-2.91 against
+  // 2.81-2.82). So only below 6144, for spotrf on the tensor cores.
+  const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform && n < 6144;
+  return on && n - col > 2600 ? depth + 2 : depth;
+}
+
 index_t potrf_side_sms(index_t n, bool, index_t sm_count) {
   static const index_t env = env_index("DLA_POTRF_SIDE_SMS", 1, 100000);
   if (env) return env >= sm_count ? 0 : env;

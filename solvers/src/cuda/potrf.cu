@@ -477,6 +477,11 @@ struct Potrf {
     trace.start(crit);
     int step = 0;
     index_t gs = 0;  // first column of the current group
+    // Groups of potrf_group_depth panels: deeper while the trailing matrix
+    // is large (potrf_blocking.cpp), where the bulk update bounds the steps.
+    auto gdepth = [&](index_t col) {
+      return potrf_group_depth(n, col, depth, std::is_same_v<T, float> && tensor_cores);
+    };
     for (index_t j = 0; j < n; j += nb, ++step) {
       const index_t jb = std::min(nb, n - j);
       const index_t r = n - j - jb;
@@ -490,7 +495,7 @@ struct Potrf {
       trace.mark(step, LookaheadTrace::kPanel, crit);
       if (r == 0) break;
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
-      if ((step + 1) % depth != 0) {
+      if (c0 - gs < gdepth(gs) * nb) {  // not the group's last panel
         c.crit_syrk(c0, r, gs, kk, std::min(nb, r));  // block column b+1 only
         trace.mark(step, LookaheadTrace::kUpdated, crit);
         continue;
@@ -498,7 +503,7 @@ struct Potrf {
       DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(previous group)
       trace.mark(step, LookaheadTrace::kWaited, crit);
-      const index_t wcol = std::min(depth * nb, r);
+      const index_t wcol = std::min(gdepth(c0) * nb, r);  // the next group's columns
       // The next group's block columns (a trapezoid). Its first block tells
       // the side stream that it has started (where it runs potrf_update_kernel).
       const bool gate = r > wcol && side_gate_enabled();
@@ -524,7 +529,7 @@ struct Potrf {
         // and the event crit waits for follows that part (the side stream's
         // order keeps the rest ahead of the next rest(group), which writes
         // the same columns).
-        const index_t rr = r - wcol, wnext = std::min(depth * nb, rr);
+        const index_t rr = r - wcol, wnext = std::min(gdepth(c0 + wcol) * nb, rr);
         if (split_rest && wnext < rr) {
           on_side.syrk(c0 + wcol, rr, gs, kk, wnext);
           DLA_CUDA_CHECK(cudaEventRecord(res.rest_done, side));
