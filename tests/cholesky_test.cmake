@@ -145,10 +145,9 @@ dla_cholesky_variant(panel_shuffled_nb100
   DLA_POTRF_PANEL_BCAST=0 DLA_POTRF_NB=100)
 
 # The look-ahead's deeper early groups (potrf_group_depth: depth + 2 panels
-# while the trailing matrix is larger than 2600, by default for spotrf on the
-# tensor cores below 6144, so the plain entries cover them at 3001 and 4097),
-# forced on at every n and for dpotrf (8192: groups of 6, in-group updates
-# up to k = 768, then 4) and off.
+# below 6144, depth + 1 from 6144, while the trailing matrix is larger than
+# 2600, by default for spotrf on the tensor cores, so the plain entries cover
+# them at 3001, 4097 and 8192), forced on for dpotrf too and off.
 dla_cholesky_variant(early_groups_forced
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver:CholeskyDevice.LowLevelInfoAndUntouchedTriangle
   DLA_POTRF_EARLY_GROUPS=1)

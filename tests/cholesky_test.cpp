@@ -202,8 +202,9 @@ TEST(CholeskyHost, DepthRule) {
 }
 
 // The look-ahead's group sizes (potrf_blocking.cpp, potrf_group_depth):
-// depth + 2 panels while the trailing matrix is larger than 2600, for spotrf
-// on the tensor cores below 6144; the rule's depth otherwise.
+// depth + 2 panels (below 6144) or depth + 1 (from 6144) while the trailing
+// matrix is larger than 2600, for spotrf on the tensor cores; the rule's
+// depth otherwise.
 TEST(CholeskyHost, GroupDepthRule) {
   if (std::getenv("DLA_POTRF_EARLY_GROUPS") || std::getenv("DLA_POTRF_DEPTH"))
     GTEST_SKIP() << "DLA_POTRF_EARLY_GROUPS / DLA_POTRF_DEPTH override the rule";
@@ -220,7 +221,9 @@ TEST(CholeskyHost, GroupDepthRule) {
   EXPECT_EQ(groups(4096, 2, true), (std::vector<index_t>{4, 4, 4, 2, 2, 2}));  // 3584, 3072 > 2600
   EXPECT_EQ(groups(3000, 1, true), (std::vector<index_t>{3, 3, 1, 1, 1, 1}));  // 2616 > 2600
   EXPECT_EQ(groups(6143, 2, true), (std::vector<index_t>{4, 4, 4, 4, 4, 4}));
-  EXPECT_EQ(groups(6144, 3, true), (std::vector<index_t>{3, 3, 3, 3, 3, 3}));  // all SMs
+  EXPECT_EQ(groups(6144, 3, true), (std::vector<index_t>{4, 4, 4, 4, 4, 4}));  // all SMs: + 1
+  EXPECT_EQ(groups(8192, 4, true), (std::vector<index_t>{5, 5, 5, 5, 5, 5}));
+  EXPECT_EQ(groups(6144, 3, false), (std::vector<index_t>{3, 3, 3, 3, 3, 3}));
   EXPECT_EQ(groups(2600, 1, true), (std::vector<index_t>{1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(groups(4096, 2, false), (std::vector<index_t>{2, 2, 2, 2, 2, 2}));  // dpotrf, CUDA cores
 }

@@ -90,17 +90,22 @@ index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_ten
   // 0.916, 0.921; 3500: 1.221, 1.214 / 1.128, 1.139; 4096: 1.370, 1.373 /
   // 1.350, 1.319; 4608: 1.681, 1.678 / 1.583, 1.579; 5000: 2.032, 2.039 /
   // 1.863, 1.868; 5500: 2.429, 2.433 / 2.188, 2.190; 6000: 2.910, 2.898 /
-  // 2.576, 2.567. Uniform depth 3 (4096: 1.418, 1.419; 5000: 1.993, 1.961)
-  // and depth + 2 for the first 30 / 40 / 50 % of the columns were slower
-  // or no faster, a threshold of 2048 slightly slower. Where the bulk update
-  // runs on all SMs (n >= 6144) it was mixed (depth + 2 / + 1, ms, against
-  // the rule): 6144: 2.77-2.79 / 2.70-2.72 against 2.67-2.68; 8192: 4.88 /
-  // 4.69-4.70 against 4.85-4.87; 12288: 11.83-11.86 / 11.90-12.07 against
-  // 12.12-12.17; 16384: 23.77-23.78 / 23.94-23.97 against 24.00-24.01; and
-  // dpotrf slower with depth + 2 up to 8192 (4096: 2.89-2.91 against
-  // 2.81-2.82). So only below 6144, for spotrf on the tensor cores.
-  const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform && n < 6144;
-  return on && n - col > 2600 ? depth + 2 : depth;
+  // 2.576, 2.567. Uniform depth 3 (4096: 1.418, 1.419; 5000: 1.993, 1.961),
+  // depth + 2 for the first 30 / 40 / 50 % of the columns, a threshold of
+  // 2048, and explicit first groups at 4096 (2,4,4,2 / 2,3,4,3 / 4,4,4,4 /
+  // 2,4,4,4 / 4,4,3,3 / 3,3,3,3,3 / 3,4,4,3: 1.317-1.356 against 1.321-1.322
+  // for the rule's 4,4,4) were slower or no faster. Where the bulk update
+  // runs on all SMs (n >= 6144), depth + 1 / + 2 / the rule: 6144: 2.661-2.685
+  // / 2.771-2.778 / 2.680-2.686; 7168: 3.576-3.612 / 3.612-3.699 /
+  // 3.725-3.726; 8192: 4.657-4.676 / 4.779-4.875 / 4.880-4.881; 10240:
+  // 7.777-7.812 / 7.771-7.931 / 7.792-7.814; 12288: 11.898-11.926 /
+  // 11.730-11.774 / 12.071-12.090; 14336: 17.385-17.406 / 17.214-17.250 /
+  // 17.739-17.761; 16384: 23.736-23.763 / 23.595-23.647 / 23.823-23.881. So
+  // + 1 there (never slower). dpotrf was slower with depth + 2 up to 8192
+  // (4096: 2.89-2.91 against 2.81-2.82): spotrf only.
+  const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform;
+  if (!on || n - col <= 2600) return depth;
+  return depth + (n < 6144 ? 2 : 1);
 }
 
 index_t potrf_side_sms(index_t n, bool, index_t sm_count) {

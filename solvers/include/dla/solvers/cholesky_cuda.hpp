@@ -31,13 +31,13 @@ index_t potrf_block_size(index_t n);
 // potrf_tensor_core_updates(...), below).
 index_t potrf_update_depth(index_t n, bool tensor_cores);
 // The depth of the look-ahead group that starts at column col of an order-n
-// factorization whose rule depth is `depth`: depth + 2 while the trailing
-// matrix is larger than 2600, for spotrf on the tensor cores
-// (single_tensor_cores) where the bulk update runs on the SM partition
-// (n < 6144), else depth. There the early steps wait for the bulk update,
+// factorization whose rule depth is `depth`: for spotrf on the tensor cores
+// (single_tensor_cores), while the trailing matrix is larger than 2600,
+// depth + 2 where the bulk update runs on the SM partition (n < 6144) and
+// depth + 1 above; else depth. The early steps wait for the bulk update,
 // which runs better at a deeper k (session 39). DLA_POTRF_EARLY_GROUPS=1
-// takes the deeper early groups at every n and for both precisions, 0 never;
-// DLA_POTRF_DEPTH (uniform groups) turns them off.
+// takes the deeper early groups for both precisions, 0 never; DLA_POTRF_DEPTH
+// (uniform groups) turns them off.
 index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_tensor_cores);
 // How many SMs the look-ahead's bulk trailing update may use, on a device of
 // sm_count SMs (0: all; DLA_POTRF_SIDE_SMS overrides). The others stay free
