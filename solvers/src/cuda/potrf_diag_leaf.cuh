@@ -339,8 +339,8 @@ __global__ void __launch_bounds__(kLeafThreads, 1)
     // leaf's update of the next leaf's columns c1 .. c1 + 15, rows c1 .. m - 1
     // (warp w: the 4 columns c1 + 4 (w % 4) .., row c1 + 32 (w / 4) + lane).
     // No division in either mapping: with threads taking elements e / rows,
-    // e % rows this step took 1.0-1.3 us per leaf in place; now 0.5-0.8
-    // (session 39).
+    // e % rows this step took 0.8-1.3 us per leaf in place at 4096; now
+    // 0.25-1.0 (session 39's stamps, late steps).
     static_assert(kLeafWarps == kLeafW && 32 * (kLeafWarps / 4) >= kLeafNc - kLeafW,
                   "a warp per leaf column stores; 4 warps per 4-column group cover the rows");
     leaf_store_leaf<Upper>(S, A, lda, c0, m, w, lane);
