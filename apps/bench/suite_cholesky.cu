@@ -175,9 +175,17 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   const index_t side = cuda::potrf_side_sms(n, tc, sms);
   char sides[32] = "all";  // SMs of the look-ahead's bulk update
   if (side > 0) std::snprintf(sides, sizeof sides, "%lld", (long long)side);
+  // The look-ahead's first groups may be deeper (potrf_group_depth).
+  const index_t early = cuda::potrf_group_depth(n, 0, depth, std::is_same_v<T, float> && tc);
+  char depths[64];
+  if (early != depth)
+    std::snprintf(depths, sizeof depths, "%lld (%lld while n - col > 2600)", (long long)depth,
+                  (long long)early);
+  else
+    std::snprintf(depths, sizeof depths, "%lld", (long long)depth);
   char note[512];
-  std::snprintf(note, sizeof note, "nb=%lld depth=%lld side_sms=%s info=%d; cusolver error %.2g",
-                (long long)nb, (long long)depth, sides, hinfo, vendor_err);
+  std::snprintf(note, sizeof note, "nb=%lld depth=%s side_sms=%s info=%d; cusolver error %.2g",
+                (long long)nb, depths, sides, hinfo, vendor_err);
   row.note = note;
   if constexpr (std::is_same_v<T, float>) {
     // Our SGEMM at the typical bulk-update shape (n/2 x n/2 x depth nb, NT).
@@ -189,9 +197,9 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     });
     const double g_rate = tflops(2.0 * m * m * kup, t_g);
     std::snprintf(note, sizeof note,
-                  "nb=%lld depth=%lld side_sms=%s info=%d; cusolver error %.2g; sgemm(%s) NT "
+                  "nb=%lld depth=%s side_sms=%s info=%d; cusolver error %.2g; sgemm(%s) NT "
                   "%lldx%lldx%lld %.1f TFLOP/s, potrf = %.0f%% of it",
-                  (long long)nb, (long long)depth, sides, hinfo, vendor_err, cuda::to_string(math),
+                  (long long)nb, depths, sides, hinfo, vendor_err, cuda::to_string(math),
                   (long long)m, (long long)m, (long long)kup, g_rate, 100.0 * row.rate / g_rate);
     row.note = note;
     if (with_split) {
