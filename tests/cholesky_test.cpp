@@ -202,9 +202,9 @@ TEST(CholeskyHost, DepthRule) {
 }
 
 // The look-ahead's group sizes (potrf_blocking.cpp, potrf_group_depth):
-// depth + 2 panels (below 6144) or depth + 1 (from 6144) while the trailing
-// matrix is larger than 2600, for spotrf on the tensor cores; the rule's
-// depth otherwise.
+// depth + 2 panels (below 6144 and from 12288) or depth + 1 (between) while
+// the trailing matrix is larger than 2600, for spotrf on the tensor cores;
+// the rule's depth otherwise.
 TEST(CholeskyHost, GroupDepthRule) {
   if (std::getenv("DLA_POTRF_EARLY_GROUPS") || std::getenv("DLA_POTRF_DEPTH"))
     GTEST_SKIP() << "DLA_POTRF_EARLY_GROUPS / DLA_POTRF_DEPTH override the rule";
@@ -223,6 +223,9 @@ TEST(CholeskyHost, GroupDepthRule) {
   EXPECT_EQ(groups(6143, 2, true), (std::vector<index_t>{4, 4, 4, 4, 4, 4}));
   EXPECT_EQ(groups(6144, 3, true), (std::vector<index_t>{4, 4, 4, 4, 4, 4}));  // all SMs: + 1
   EXPECT_EQ(groups(8192, 4, true), (std::vector<index_t>{5, 5, 5, 5, 5, 5}));
+  EXPECT_EQ(groups(12287, 6, true), (std::vector<index_t>{7, 7, 7, 7, 7, 7}));
+  EXPECT_EQ(groups(12288, 6, true), (std::vector<index_t>{8, 8, 8, 8, 8, 8}));
+  EXPECT_EQ(groups(16384, 10, true), (std::vector<index_t>{12, 12, 12, 12, 12, 12}));
   EXPECT_EQ(groups(6144, 3, false), (std::vector<index_t>{3, 3, 3, 3, 3, 3}));
   EXPECT_EQ(groups(2600, 1, true), (std::vector<index_t>{1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(groups(4096, 2, false), (std::vector<index_t>{2, 2, 2, 2, 2, 2}));  // dpotrf, CUDA cores

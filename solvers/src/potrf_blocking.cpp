@@ -101,11 +101,12 @@ index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_ten
   // 7.777-7.812 / 7.771-7.931 / 7.792-7.814; 12288: 11.898-11.926 /
   // 11.730-11.774 / 12.071-12.090; 14336: 17.385-17.406 / 17.214-17.250 /
   // 17.739-17.761; 16384: 23.736-23.763 / 23.595-23.647 / 23.823-23.881. So
-  // + 1 there (never slower). dpotrf was slower with depth + 2 up to 8192
-  // (4096: 2.89-2.91 against 2.81-2.82): spotrf only.
+  // + 1 from 6144 (never slower) and + 2 again from 12288, where it was the
+  // faster of the two. dpotrf was slower with depth + 2 up to 8192 (4096:
+  // 2.89-2.91 against 2.81-2.82): spotrf only.
   const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform;
   if (!on || n - col <= 2600) return depth;
-  return depth + (n < 6144 ? 2 : 1);
+  return depth + (n < 6144 || n >= 12288 ? 2 : 1);
 }
 
 index_t potrf_side_sms(index_t n, bool, index_t sm_count) {

@@ -34,7 +34,7 @@ index_t potrf_update_depth(index_t n, bool tensor_cores);
 // factorization whose rule depth is `depth`: for spotrf on the tensor cores
 // (single_tensor_cores), while the trailing matrix is larger than 2600,
 // depth + 2 where the bulk update runs on the SM partition (n < 6144) and
-// depth + 1 above; else depth. The early steps wait for the bulk update,
+// from 12288, depth + 1 between; else depth. The early steps wait for the bulk update,
 // which runs better at a deeper k (session 39). DLA_POTRF_EARLY_GROUPS=1
 // takes the deeper early groups for both precisions, 0 never; DLA_POTRF_DEPTH
 // (uniform groups) turns them off.
