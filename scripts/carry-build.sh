@@ -54,7 +54,8 @@ done
 cp "$BUILD/apps/dla" "$stage/build/apps/" && strip "$stage/build/apps/dla"
 for f in "${EXTRA[@]}"; do
   mkdir -p "$stage/build/extra"
-  cp "$f" "$stage/build/extra/" && strip "$stage/build/extra/$(basename "$f")" 2>/dev/null || true
+  cp "$f" "$stage/build/extra/"  # a missing extra file stops the script (set -e)
+  strip "$stage/build/extra/$(basename "$f")" 2>/dev/null || true  # scripts are not stripped
 done
 # The copies (and strip) give the binaries a new mtime; a test list older than
 # its binary makes ctest rediscover, with this machine's CMake module path.

@@ -179,8 +179,8 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   const index_t early = cuda::potrf_group_depth(n, 0, depth, std::is_same_v<T, float> && tc);
   char depths[64];
   if (early != depth)
-    std::snprintf(depths, sizeof depths, "%lld (%lld while n - col > 2600)", (long long)depth,
-                  (long long)early);
+    std::snprintf(depths, sizeof depths, "%lld (%lld while n - col > %lld)", (long long)depth,
+                  (long long)early, (long long)cuda::kPotrfEarlyGroupsTrailing);
   else
     std::snprintf(depths, sizeof depths, "%lld", (long long)depth);
   char note[512];

@@ -105,7 +105,7 @@ index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_ten
   // faster of the two. dpotrf was slower with depth + 2 up to 8192 (4096:
   // 2.89-2.91 against 2.81-2.82): spotrf only.
   const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform;
-  if (!on || n - col <= 2600) return depth;
+  if (!on || n - col <= kPotrfEarlyGroupsTrailing) return depth;
   return depth + (n < 6144 || n >= 12288 ? 2 : 1);
 }
 

@@ -32,13 +32,16 @@ index_t potrf_block_size(index_t n);
 index_t potrf_update_depth(index_t n, bool tensor_cores);
 // The depth of the look-ahead group that starts at column col of an order-n
 // factorization whose rule depth is `depth`: for spotrf on the tensor cores
-// (single_tensor_cores), while the trailing matrix is larger than 2600,
-// depth + 2 where the bulk update runs on the SM partition (n < 6144) and
-// from 12288, depth + 1 between; else depth. The early steps wait for the bulk update,
-// which runs better at a deeper k (session 39). DLA_POTRF_EARLY_GROUPS=1
+// (single_tensor_cores), while the trailing matrix is larger than
+// kPotrfEarlyGroupsTrailing (2600), depth + 2 where the bulk update runs on
+// the SM partition (n < 6144) and from 12288, depth + 1 between; else depth.
+// The early steps wait for the bulk update, which runs better at a deeper k
+// (session 39). DLA_POTRF_EARLY_GROUPS=1
 // takes the deeper early groups for both precisions, 0 never; DLA_POTRF_DEPTH
 // (uniform groups) turns them off.
 index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_tensor_cores);
+// The trailing order above which potrf_group_depth deepens a group.
+inline constexpr index_t kPotrfEarlyGroupsTrailing = 2600;
 // How many SMs the look-ahead's bulk trailing update may use, on a device of
 // sm_count SMs (0: all; DLA_POTRF_SIDE_SMS overrides). The others stay free
 // for the critical path (diagonal blocks, panels, next block columns), which
