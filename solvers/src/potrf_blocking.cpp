@@ -19,6 +19,11 @@ index_t env_index(const char* name, long long lo, long long hi) {
   return end != e && *end == '\0' && x >= lo && x <= hi ? index_t(x) : index_t(0);
 }
 
+// From this order the bulk update runs on all SMs (potrf_side_sms); below it
+// on a green-context partition, where potrf_group_depth deepens the early
+// groups more.
+constexpr index_t kSideAllSmsFrom = 6144;
+
 // A yes/no rule's override: 1 for a value starting with '1', 0 for '0',
 // -1 (use the rule) when unset or anything else.
 int env_yes_no(const char* name) {
@@ -106,7 +111,7 @@ index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_ten
   // 2.89-2.91 against 2.81-2.82): spotrf only.
   const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform;
   if (!on || n - col <= kPotrfEarlyGroupsTrailing) return depth;
-  return depth + (n < 6144 || n >= 12288 ? 2 : 1);
+  return depth + (n < kSideAllSmsFrom || n >= 12288 ? 2 : 1);
 }
 
 index_t potrf_side_sms(index_t n, bool, index_t sm_count) {
@@ -135,7 +140,7 @@ index_t potrf_side_sms(index_t n, bool, index_t sm_count) {
   // 2.030-2.047) and, at 4096, than with 96 alone (1.426-1.433). So a
   // process keeps to one partition, and the share does not depend on the
   // kind of update (the second parameter, kept for the interface).
-  if (n >= 6144 || sm_count < 32) return 0;
+  if (n >= kSideAllSmsFrom || sm_count < 32) return 0;
   return sm_count * 3 / 4 / 8 * 8;  // 96 of 132: the driver's granularity is 8 SMs
 }
 
