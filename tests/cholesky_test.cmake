@@ -154,3 +154,13 @@ dla_cholesky_variant(early_groups_forced
 dla_cholesky_variant(early_groups_off
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_EARLY_GROUPS=0)
+
+# The critical-path update's tile on a cluster of 2 CTAs instead of the
+# default 4 (potrf_update_cluster.cuh), and on one CTA (potrf_update_kernel,
+# DLA_POTRF_CRIT_CLUSTER=0; session 40).
+dla_cholesky_variant(crit_cluster_2
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_CRIT_CLUSTER=2)
+dla_cholesky_variant(crit_one_cta
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
+  DLA_POTRF_CRIT_CLUSTER=0)

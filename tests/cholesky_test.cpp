@@ -252,6 +252,19 @@ TEST(CholeskyHost, RestSplitRule) {
   EXPECT_TRUE(dla::cuda::potrf_rest_split(dla::cuda::potrf_side_sms(6144, true, 132) == 0));
 }
 
+// The critical-path update's tiles go on clusters of 4 CTAs while the update
+// has at most SMs / 2 tiles on or below the diagonal (session 40).
+TEST(CholeskyHost, CritClusterRule) {
+  if (std::getenv("DLA_POTRF_CRIT_CLUSTER") || std::getenv("DLA_POTRF_CRIT_CLUSTER_TILES"))
+    GTEST_SKIP() << "DLA_POTRF_CRIT_CLUSTER(_TILES) override the rule";
+  EXPECT_EQ(dla::cuda::potrf_crit_cluster(1, 132), 4);
+  EXPECT_EQ(dla::cuda::potrf_crit_cluster(66, 132), 4);
+  EXPECT_EQ(dla::cuda::potrf_crit_cluster(67, 132), 0);
+  EXPECT_EQ(dla::cuda::potrf_crit_cluster(111, 132), 0);  // 4096's first next-column updates
+  EXPECT_EQ(dla::cuda::potrf_crit_cluster(39, 78), 4);
+  EXPECT_EQ(dla::cuda::potrf_crit_cluster(40, 78), 0);
+}
+
 // ---- GPU -------------------------------------------------------------------
 
 // Which blocking rule a factorization takes (potrf_tensor_core_updates):

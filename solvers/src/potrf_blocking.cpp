@@ -175,4 +175,22 @@ bool potrf_rest_split(bool side_on_all_sms) {
   return side_on_all_sms;
 }
 
+int potrf_crit_cluster(index_t tiles, index_t sm_count) {
+  static const int size = [] {
+    const char* e = std::getenv("DLA_POTRF_CRIT_CLUSTER");
+    return e && (e[0] == '0' || e[0] == '2') ? e[0] - '0' : 4;
+  }();
+  static const index_t bound = env_index("DLA_POTRF_CRIT_CLUSTER_TILES", 0, 1 << 20);
+  // Session 40, H200, spotrf tf32x3 ms (two runs each), one CTA per tile /
+  // clusters of 4 on every update / clusters of 4 up to SMs / 2 tiles (the
+  // rule) / up to SMs tiles: 2048 0.557-0.564 / 0.513-0.516 / 0.516-0.518 /
+  // 0.523; 3000 0.915-0.934 / 0.868-0.874 / 0.875-0.878 / 0.877-0.882; 4096
+  // 1.328-1.345 / 1.333-1.338 / 1.323-1.332 / 1.343-1.363; 5000 1.869-1.884 /
+  // 1.878-1.881 / 1.838-1.847 / 1.871-1.875; 8192 4.660-4.676 / 4.860-4.903 /
+  // 4.620-4.621 / 4.680-4.691. Updates of ~110 tiles beside the bulk update
+  // (the early steps at 4096; 440 CTAs) ran slower on clusters (stamps).
+  const index_t limit = std::getenv("DLA_POTRF_CRIT_CLUSTER_TILES") ? bound : sm_count / 2;
+  return tiles <= limit ? size : 0;
+}
+
 }  // namespace dla::cuda

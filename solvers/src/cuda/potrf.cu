@@ -20,7 +20,9 @@
 //                                     part (float, lower) is one launch of
 //                                     potrf_update_kernel, built for latency
 //                                     (3xTF32 on the tensor cores when the
-//                                     updates are)
+//                                     updates are; small updates with each
+//                                     tile on a cluster of CTAs,
+//                                     potrf_update_cluster_kernel)
 // The upper case runs the same steps on the transpose (U = L^T).
 // No host round trips: the first failing minor is written to the device `info`
 // and every later diagonal kernel sees it and does nothing.
@@ -46,6 +48,7 @@
 #include "potrf_kernels.cuh"
 #include "potrf_panel.cuh"
 #include "potrf_update.cuh"
+#include "potrf_update_cluster.cuh"
 #include "sm_partition.cuh"
 
 namespace dla::cuda {
@@ -159,6 +162,13 @@ bool crit_tc_enabled() {
   return v;
 }
 
+// Set when the device refuses a cluster launch of the critical-path update
+// (potrf_update_cluster.cuh): one CTA per tile from then on, in this process.
+bool& crit_clusters_refused() {
+  static bool v = false;
+  return v;
+}
+
 // DLA_POTRF_PANEL_AHEAD=0 runs the fused panel of 128-wide block columns in
 // left-looking order instead of the default right-looking one
 // (potrf_panel.cuh; right-looking measured 2.4% faster at 4096 in session
@@ -263,6 +273,9 @@ struct Potrf {
   // Float diagonal blocks of order <= 128 by potrf_diag_leaf_kernel instead
   // of the tile kernel (potrf_leaf_diag(n), potrf_blocking.cpp).
   bool leaf_diag = false;
+  // The device's SMs (the look-ahead's rule for the critical update's
+  // clusters, potrf_crit_cluster).
+  index_t sm_count = 0;
 
   T* at(index_t i, index_t j) const { return A + i + j * lda; }
 
@@ -284,7 +297,9 @@ struct Potrf {
   // (potrf_update.cuh) where its contract holds (float, lower, lda % 4 == 0,
   // 16-byte aligned blocks, kk <= 384) and the update is small, else syrk.
   // With tensor-core updates, its 3xTF32 variant where kk <= 256 and
-  // kk % 8 == 0 (every look-ahead update with nb a multiple of 8).
+  // kk % 8 == 0 (every look-ahead update with nb a multiple of 8); and where
+  // potrf_crit_cluster says so (updates of at most SMs / 2 tiles), each tile
+  // on a cluster of CTAs that split k (potrf_update_cluster.cuh, kk <= 512).
   // started: see potrf_update_kernel; returns whether that kernel ran (and so
   // will store started_value), false where the update went to syrk.
   bool crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols,
@@ -296,8 +311,16 @@ struct Potrf {
       float* C = at(c0, c0);
       const auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
       const index_t mt = (r + U::kTile - 1) / U::kTile, nt = (cols + U::kTile - 1) / U::kTile;
-      if (!upper && crit_update_enabled() && r > 0 && kk > 0 && kk <= U::kMaxK && cols <= r &&
-          lda % 4 == 0 && aligned(P) && aligned(C) && mt * nt <= U::kMaxTiles) {
+      const bool fits = !upper && crit_update_enabled() && r > 0 && kk > 0 && cols <= r &&
+                        lda % 4 == 0 && aligned(P) && aligned(C) && mt * nt <= U::kMaxTiles;
+      // The tile spread over a cluster of CTAs that split k (session 40).
+      const index_t tiles = mt * nt - nt * (nt - 1) / 2;  // on or below the diagonal
+      const int ks = crit_clusters_refused() ? 0 : potrf_crit_cluster(tiles, sm_count);
+      if (fits && ks > 0 && tensor_cores && crit_tc_enabled() && kk % 8 == 0 &&
+          kk <= (ks == 2 ? detail::CritCluster<2>::kMaxK : detail::CritCluster<4>::kMaxK) &&
+          crit_cluster_launch(ks, P, C, r, cols, kk, mt, nt, started, started_value))
+        return started != nullptr;
+      if (fits && kk <= U::kMaxK) {
         const bool tc = tensor_cores && crit_tc_enabled() && kk <= U::kMaxKTc && kk % 8 == 0;
         auto* kernel = tc ? &detail::potrf_update_kernel<true> : &detail::potrf_update_kernel<false>;
         const std::size_t smem = U::smem_bytes(int(kk), tc);
@@ -314,6 +337,33 @@ struct Potrf {
     }
     syrk(c0, r, p0, kk, cols);
     return false;
+  }
+
+  // potrf_update_cluster_kernel<ks> (float, lower, tensor cores) on an
+  // mt x nt tile grid; false (and clusters off from then on) if the launch
+  // is refused.
+  bool crit_cluster_launch(int ks, const float* P, float* C, index_t r, index_t cols, index_t kk,
+                           index_t mt, index_t nt, unsigned long long* started,
+                           unsigned long long started_value) const {
+    auto* kernel = ks == 2 ? &detail::potrf_update_cluster_kernel<2>
+                           : &detail::potrf_update_cluster_kernel<4>;
+    const std::size_t smem = ks == 2 ? detail::CritCluster<2>::smem_bytes(int(kk))
+                                     : detail::CritCluster<4>::smem_bytes(int(kk));
+    DLA_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s),
+                                     dim3(unsigned(ks * nt), unsigned(mt)),
+                                     dim3(detail::CritCluster<4>::kThreads), smem, true);
+    launch.cluster(unsigned(ks));
+    const cudaError_t e = launch.try_launch(kernel, P, C, lda, int(r), int(cols), int(kk),
+                                            started, started_value);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: a configuration the device refused
+      crit_clusters_refused() = true;
+      return false;
+    }
+    DLA_CUDA_CHECK_LAUNCH();
+    return true;
   }
 
   // The diagonal block of order k <= kDiagMax at (off, off): one launch.
@@ -466,7 +516,8 @@ struct Potrf {
     // rest(group) in two launches where the bulk update runs on all SMs
     // (potrf_rest_split, potrf_blocking.cpp).
     const bool split_rest = potrf_rest_split(side == res.side);
-    const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores, leaf_diag};
+    const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores, leaf_diag,
+                     res.sm_count};
     const Potrf<T> on_side{reinterpret_cast<stream_t>(side), upper, A, lda, info};
     DLA_CUDA_CHECK(cudaEventRecord(res.start, caller));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.start, 0));

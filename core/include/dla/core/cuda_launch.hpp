@@ -20,13 +20,13 @@ class KernelLaunch {
  public:
   KernelLaunch(cudaStream_t stream, dim3 grid, dim3 block, std::size_t smem_bytes,
                bool programmatic) {
-    attr_.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr_.val.programmaticStreamSerializationAllowed = 1;
+    attrs_[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs_[0].val.programmaticStreamSerializationAllowed = 1;
     cfg_.gridDim = grid;
     cfg_.blockDim = block;
     cfg_.dynamicSmemBytes = smem_bytes;
     cfg_.stream = stream;
-    cfg_.attrs = &attr_;
+    cfg_.attrs = attrs_;
     cfg_.numAttrs = programmatic ? 1 : 0;
   }
   KernelLaunch(const KernelLaunch&) = delete;
@@ -38,6 +38,23 @@ class KernelLaunch {
     cfg_.dynamicSmemBytes = smem_bytes;
   }
 
+  // Thread-block clusters of x CTAs along the grid's x (Hopper); the grid's
+  // x must be a multiple of x.
+  void cluster(unsigned x) {
+    cudaLaunchAttribute& a = attrs_[cfg_.numAttrs++];
+    a.id = cudaLaunchAttributeClusterDimension;
+    a.val.clusterDim.x = x;
+    a.val.clusterDim.y = 1;
+    a.val.clusterDim.z = 1;
+  }
+
+  // Launches kernel(args...) and returns the launch call's status (the
+  // caller checks it; for launches that may be refused, e.g. clusters).
+  template <class... Params, class... Args>
+  cudaError_t try_launch(void (*kernel)(Params...), Args&&... args) const {
+    return cudaLaunchKernelEx(&cfg_, kernel, std::forward<Args>(args)...);
+  }
+
   // Launches kernel(args...) and checks both the call and the launch.
   template <class... Params, class... Args>
   void operator()(void (*kernel)(Params...), Args&&... args) const {
@@ -46,7 +63,7 @@ class KernelLaunch {
   }
 
  private:
-  cudaLaunchAttribute attr_{};
+  cudaLaunchAttribute attrs_[2]{};
   cudaLaunchConfig_t cfg_{};
 };
 

@@ -59,6 +59,14 @@ bool potrf_leaf_diag(index_t n);
 // (side_on_all_sms: potrf_side_sms gives 0, or no green context could be
 // made). DLA_POTRF_REST_SPLIT=1 / 0 overrides.
 bool potrf_rest_split(bool side_on_all_sms);
+// The cluster size of spotrf's critical-path update on the tensor cores
+// (the next block column or the next group's trapezoid: each 64 x 64 tile
+// on a cluster of that many CTAs that split k, potrf_update_cluster.cuh) for
+// an update of `tiles` tiles on or below the diagonal, on a device of
+// sm_count SMs: 4 while tiles <= sm_count / 2, else 0 (one CTA per tile).
+// DLA_POTRF_CRIT_CLUSTER=0 / 2 / 4 sets the size, DLA_POTRF_CRIT_CLUSTER_TILES
+// the bound.
+int potrf_crit_cluster(index_t tiles, index_t sm_count);
 // Whether spotrf's (single = true) or dpotrf's trailing updates run on the
 // tensor cores of the current device: spotrf's in the solvers' FP32 mode
 // (solver_fp32_gemm() == Fp32Gemm::Tf32x3, gemm_cuda.hpp), dpotrf's where
