@@ -48,6 +48,10 @@
 //    padded to 72 floats and the partial tiles' rows to 68, so fragment loads
 //    and stores are free of bank conflicts (lane 4 g + t on bank 8 t + g).
 //
+// Since session 40 the tensor-core updates of at most SMs / 2 tiles take
+// potrf_update_cluster_kernel instead (potrf_update_cluster.cuh: each tile on
+// a cluster of 4 CTAs that split k; potrf_crit_cluster, potrf_blocking.cpp).
+//
 // Contract (checked by the caller): ld % 4 == 0, P and C 16-byte aligned,
 // 1 <= k <= kMaxK (TC: k <= kMaxKTc and k % 8 == 0). Rows >= m of P are
 // zero-filled, never read.
