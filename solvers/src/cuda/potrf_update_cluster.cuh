@@ -25,6 +25,12 @@
 //    memory, the partials summed in rank order: deterministic), and a second
 //    barrier keeps every CTA's partial alive until all have read it.
 // Blocks above the diagonal exit at once, the whole cluster together.
+// Measured (session 40, H200): ~1 us (k = 128) to ~2-3 us less per late
+// step at 4096 than potrf_update_kernel, not the ~3-7 us predicted (the
+// hand-offs, the loads' first arrival and the barriers stay); slower than it
+// for the ~110-tile updates beside the bulk update and at 8192 for every
+// update (a cluster waits for 4 free SMs of one GPC). So potrf.cu takes it
+// for updates of at most SMs / 2 tiles (potrf_crit_cluster).
 // Contract (checked by the caller): ld % 4 == 0, P and C 16-byte aligned,
 // 8 <= k <= KS * kMaxKc, k % 8 == 0. Rows >= m of P are zero-filled.
 #include <cooperative_groups.h>

@@ -39,9 +39,12 @@ class KernelLaunch {
   }
 
   // Thread-block clusters of x CTAs along the grid's x (Hopper); the grid's
-  // x must be a multiple of x.
+  // x must be a multiple of x. A second call changes the size.
   void cluster(unsigned x) {
-    cudaLaunchAttribute& a = attrs_[cfg_.numAttrs++];
+    unsigned i = 0;
+    while (i < cfg_.numAttrs && attrs_[i].id != cudaLaunchAttributeClusterDimension) ++i;
+    if (i == cfg_.numAttrs) ++cfg_.numAttrs;  // at most the PDL attribute before it
+    cudaLaunchAttribute& a = attrs_[i];
     a.id = cudaLaunchAttributeClusterDimension;
     a.val.clusterDim.x = x;
     a.val.clusterDim.y = 1;
