@@ -180,8 +180,10 @@ int potrf_crit_cluster(index_t tiles, index_t sm_count) {
     const char* e = std::getenv("DLA_POTRF_CRIT_CLUSTER");
     return e && (e[0] == '0' || e[0] == '2') ? e[0] - '0' : 4;
   }();
-  static const bool bound_set = std::getenv("DLA_POTRF_CRIT_CLUSTER_TILES") != nullptr;
-  static const index_t bound = env_index("DLA_POTRF_CRIT_CLUSTER_TILES", 0, 1 << 20);
+  // The bound's override, or -1 (the rule).
+  static const index_t bound = std::getenv("DLA_POTRF_CRIT_CLUSTER_TILES")
+                                   ? env_index("DLA_POTRF_CRIT_CLUSTER_TILES", 0, 1 << 20)
+                                   : -1;
   // Session 40, H200, spotrf tf32x3 ms (two runs each), one CTA per tile /
   // clusters of 4 on every update / clusters of 4 up to SMs / 2 tiles (the
   // rule) / up to SMs tiles: 2048 0.557-0.564 / 0.513-0.516 / 0.516-0.518 /
@@ -190,7 +192,7 @@ int potrf_crit_cluster(index_t tiles, index_t sm_count) {
   // 1.878-1.881 / 1.838-1.847 / 1.871-1.875; 8192 4.660-4.676 / 4.860-4.903 /
   // 4.620-4.621 / 4.680-4.691. Updates of ~110 tiles beside the bulk update
   // (the early steps at 4096; 440 CTAs) ran slower on clusters (stamps).
-  const index_t limit = bound_set ? bound : sm_count / 2;
+  const index_t limit = bound >= 0 ? bound : sm_count / 2;
   return tiles <= limit ? size : 0;
 }
 

@@ -316,8 +316,7 @@ struct Potrf {
       // The tile spread over a cluster of CTAs that split k (session 40).
       const index_t tiles = mt * nt - nt * (nt - 1) / 2;  // on or below the diagonal
       const int ks = crit_clusters_refused() ? 0 : potrf_crit_cluster(tiles, sm_count);
-      if (fits && ks > 0 && tensor_cores && crit_tc_enabled() && kk % 8 == 0 &&
-          kk <= (ks == 2 ? detail::CritCluster<2>::kMaxK : detail::CritCluster<4>::kMaxK) &&
+      if (fits && ks > 0 && tensor_cores && crit_tc_enabled() &&
           crit_cluster_launch(ks, P, C, r, cols, kk, mt, nt, started, started_value))
         return started != nullptr;
       if (fits && kk <= U::kMaxK) {
@@ -340,20 +339,24 @@ struct Potrf {
   }
 
   // potrf_update_cluster_kernel<ks> (float, lower, tensor cores) on an
-  // mt x nt tile grid; false (and clusters off from then on) if the launch
-  // is refused.
+  // mt x nt tile grid, where its k contract holds (k % 8 == 0, k <= ks *
+  // 128); false where it does not, or (clusters off from then on) if the
+  // launch is refused.
   bool crit_cluster_launch(int ks, const float* P, float* C, index_t r, index_t cols, index_t kk,
                            index_t mt, index_t nt, unsigned long long* started,
                            unsigned long long started_value) const {
+    using C2 = detail::CritCluster<2>;
+    using C4 = detail::CritCluster<4>;
+    if (kk % 8 != 0 || kk > (ks == 2 ? C2::kMaxK : C4::kMaxK)) return false;
     auto* kernel = ks == 2 ? &detail::potrf_update_cluster_kernel<2>
                            : &detail::potrf_update_cluster_kernel<4>;
-    const std::size_t smem = ks == 2 ? detail::CritCluster<2>::smem_bytes(int(kk))
-                                     : detail::CritCluster<4>::smem_bytes(int(kk));
+    const std::size_t smem = ks == 2 ? C2::smem_bytes(int(kk)) : C4::smem_bytes(int(kk));
     DLA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    static_assert(C2::kThreads == C4::kThreads, "one block shape for both sizes");
     dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s),
                                      dim3(unsigned(ks * nt), unsigned(mt)),
-                                     dim3(detail::CritCluster<4>::kThreads), smem, true);
+                                     dim3(C4::kThreads), smem, true);
     launch.cluster(unsigned(ks));
     const cudaError_t e = launch.try_launch(kernel, P, C, lda, int(r), int(cols), int(kk),
                                             started, started_value);
