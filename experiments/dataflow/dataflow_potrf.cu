@@ -1,9 +1,9 @@
 // A tile-dataflow Cholesky probe (lower, float, n % 64 == 0): ONE launch,
 // one 256-thread block per 64 x 64 tile of the lower triangle, each block
 // taking its tile from a ticket counter (atomicAdd), a done flag per tile.
-// It is the design cuSOLVER's spotrf runs at n <= 4096 (docs/cholesky.md,
+// It is the design cuSOLVER's spotrf runs at n <= 4096 (docs/cholesky-log.md,
 // session 31). Session 32 ran seven versions of it (one commit each, `git log
-// -- experiments/dataflow`; the numbers are in docs/cholesky.md); this is the
+// -- experiments/dataflow`; the numbers are in docs/cholesky-log.md); this is the
 // eighth, the second (33afaff, the fastest) with three switches:
 //  - tile (i, j) accumulates C = A(i, j) - sum_{k < j} L(i, k) L(j, k)^T in
 //    3xTF32 mma.sync (operands double buffered by cp.async, each pair loaded

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The device run of the dataflow probe (docs/cholesky.md, sessions 32-33), in
+# The device run of the dataflow probe (docs/cholesky-log.md, sessions 32-33), in
 # one call. Build here first (no GPU needed), then carry .carry:
 #
 #   nvcc -O3 -std=c++17 -arch=sm_90 -Icore/include experiments/dataflow/dataflow_potrf.cu \

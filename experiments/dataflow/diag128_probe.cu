@@ -1,5 +1,5 @@
 // A 128 x 128 diagonal block factored from the dataflow probe's measured
-// parts (session 33, docs/cholesky.md), alone on an idle GPU: the question
+// parts (session 33, docs/cholesky-log.md), alone on an idle GPU: the question
 // is whether the library's critical diagonal block (potrf_diag_tiles_kernel,
 // 26-31 us per 128-block, sessions 16-30) could be twice as fast built as
 //   1. L11 := chol(A11) by one warp (warp_factor64: ~11.4 k cycles warm);

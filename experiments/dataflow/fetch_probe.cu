@@ -1,5 +1,5 @@
 // Instruction-fetch probe for the dataflow Cholesky's warp factorization
-// (session 32, docs/cholesky.md). One warp factors the same 64 x 64 SPD tile
+// (session 32, docs/cholesky-log.md). One warp factors the same 64 x 64 SPD tile
 // four times in a row, stamping each pass in ns (%globaltimer) and SM cycles
 // (clock64), three launches:
 //   fetch_probe        the warp alone on the GPU;

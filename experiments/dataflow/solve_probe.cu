@@ -1,4 +1,4 @@
-// The dataflow chain's tile solve, alone (session 33, docs/cholesky.md).
+// The dataflow chain's tile solve, alone (session 33, docs/cholesky-log.md).
 // Inside the dataflow kernel the solve X L^T = C of one 64 x 64 tile takes
 // ~12 k SM cycles (~190 per substitution step), ~6 us of the ~9 us between
 // a diagonal tile's store and the next tile's release. The design predicts

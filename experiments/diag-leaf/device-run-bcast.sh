@@ -3,7 +3,7 @@
 # device call for the fused panel's broadcast layout (DLA_POTRF_PANEL_BCAST=1,
 # potrf_panel.cuh), alone and with the leaf diagonal kernel. Build here
 # (cd build && make), then scripts/carry-build.sh; carry .carry/build.tar.xz.
-# Prediction (docs/cholesky.md, session 36, items 2-4): the panel's updates
+# Prediction (docs/cholesky-log.md, session 36, items 2-4): the panel's updates
 # from ~1.25 to ~0.45 us per chunk (3 wavefronts per column instead of 9),
 # the solve from 1.5-1.8 to ~0.7 us; late steps at 4096 end ~2.5 us earlier
 # with the tile kernel and ~5.5 us with the leaf kernel; spotrf 4096 -0.1 to

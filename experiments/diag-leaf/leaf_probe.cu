@@ -2,7 +2,7 @@
 // alone on an idle GPU, against potrf_diag_tiles_kernel<float, 128>: event
 // time per launch (warm), SM cycles per phase of every leaf (thread 0's
 // clock64 through the kernel's DLA_POTRF_LEAF_STAMP hook), and the factor
-// checked against a float64 Cholesky (session 36, docs/cholesky.md).
+// checked against a float64 Cholesky (session 36, docs/cholesky-log.md).
 //
 // Build (from the repository root, after the CMake build):
 //   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -lineinfo -Icore/include \

@@ -1,5 +1,5 @@
 // Session 39: what bounds the leaf kernel's load of its 128 x 128 block
-// (2.8 us in place, ~5 k cycles alone: docs/cholesky.md, sessions 36, 38).
+// (2.8 us in place, ~5 k cycles alone: docs/cholesky-log.md, sessions 36, 38).
 //
 // One block of 512 threads loads a 128 x 128 float block of a 4096 x 4096
 // column-major matrix (lda 4096, 64 MB) into shared memory with stride 132,

@@ -16,7 +16,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Isolvers/src/cuda -Icore/include \
 //     experiments/panel-tail/tail_probe.cu build/core/libdla_core.a -o tail_probe
 // Run: ./tail_probe [hogs ...]   (default: 0 96). Session 28's numbers are in
-// docs/cholesky.md ("Session 28").
+// docs/cholesky-log.md ("Session 28").
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

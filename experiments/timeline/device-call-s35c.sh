@@ -1,5 +1,5 @@
 # Session 35, call 3: spotrf 16384 (and 8192) under settings that take SM time
-# from the critical stream's kernels (docs/cholesky.md, session 35).
+# from the critical stream's kernels (docs/cholesky-log.md, session 35).
 set -u
 rm -rf build; tar xJf .carry/build.tar.xz
 run() { echo "== $*"; env "$@" timeout 90 build/apps/dla bench potrf --sizes 8192 16384 --variants tf32x3 --repeat 5 2>&1 | grep -E "^potrf .*spotrf" | cut -c1-110; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 34: the diagonal kernels' phase stamps inside spotrf, tile kernel
-# against the split kernel (docs/cholesky.md, session 34). Carry
+# against the split kernel (docs/cholesky-log.md, session 34). Carry
 # .carry/tl_stamps.xz, built on the GPU-less machine after the CMake build:
 #   nvcc -O3 -DNDEBUG -arch=sm_90 --expt-relaxed-constexpr -std=c++20 \
 #     -include experiments/timeline/diag_stamps.cuh -Isolvers/include -Icore/include \

@@ -134,7 +134,7 @@ bool diag_tiles_enabled() {
 // is faster (16.5 against 26-31 us per 128-block), but in place it takes as
 // long as the tile kernel (~26 us, session 34's stamps) and releases the
 // panel in two steps instead of four: spotrf 4096 1.72 ms against 1.51
-// (docs/cholesky.md, session 34).
+// (docs/cholesky-log.md, session 34).
 bool diag_split_enabled() {
   static const bool v = env_opt_in("DLA_POTRF_DIAG_SPLIT");
   return v;
@@ -195,7 +195,7 @@ bool panel_rolled_enabled() {
 // the float default since session 37; DLA_POTRF_PANEL_BCAST=0 for the
 // shuffled layout (H200, same run, spotrf tf32x3 ms shuffled / broadcast:
 // 4096 1.501-1.504 / 1.470-1.472, 8192 5.103-5.112 / 4.996-5.004, 16384
-// 24.66 / 24.12-24.20; docs/cholesky.md, session 37).
+// 24.66 / 24.12-24.20; docs/cholesky-log.md, session 37).
 bool panel_bcast_enabled() {
   static const bool v = env_switch("DLA_POTRF_PANEL_BCAST");
   return v;

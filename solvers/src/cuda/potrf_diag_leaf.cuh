@@ -28,7 +28,7 @@
 //      the leaf to the next leaf's 16 columns (a row and 4 columns per
 //      thread). After every second leaf the 32-column sub-panel is released
 //      to the fused panel kernel, as the tile kernel does every 32 columns.
-// Why (docs/cholesky.md, session 36): the tile kernel takes 26-31 us per
+// Why (docs/cholesky-log.md, session 36): the tile kernel takes 26-31 us per
 // 128-block, ~1800 cycles per 4 columns, mostly two single-thread chains
 // (the 4 x 4 diagonal factor and the rows below it, session 17). Here the
 // chain per column is a few dependent instructions of one warp (~130

@@ -8,7 +8,7 @@
 //                             stored and sub-panels 0 and 1 released;
 //   3. A22 -= L21 L21^T       all 8 warps, 4 x 4 outputs per thread;
 //   4. L22 = chol(A22)        one warp.
-// Why (docs/cholesky.md, sessions 33-34): alone on an idle H200 the four
+// Why (docs/cholesky-log.md, sessions 33-34): alone on an idle H200 the four
 // parts took 32.7 k cycles (16.5 us; 19.4 us cold), where the tile kernel
 // takes 26-31 us per 128-block, and the diagonal block is on the critical
 // path of every step of the look-ahead. In place it does not win, so it is
@@ -55,7 +55,7 @@ constexpr std::size_t potrf_diag_split_smem_bytes() {
 // row l + 32 in registers; column q of L is written to S and read back by
 // every lane (broadcast) for the rank-1 update. Returns the failing column
 // + 1 (columns < it are L in S, the rest of S is as it was), or 0.
-// Compact code (session 34, docs/cholesky.md): the kernel runs once per
+// Compact code (session 34, docs/cholesky-log.md): the kernel runs once per
 // block column, on an SM whose instruction cache does not hold it, while the
 // bulk update loads L2. Fully unrolled, this function made the kernel 160 KB
 // and took 6 us warm alone but 9.5-16 us in place. Here the columns go in a

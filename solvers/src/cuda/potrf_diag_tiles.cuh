@@ -7,7 +7,7 @@
 //
 // Why: the row kernel (a thread per row, one barrier per column) costs
 // ~0.24 us per column on the H200, and so did a first 2-D version of this
-// kernel with one barrier per column (0.2 us; docs/cholesky.md, session 16).
+// kernel with one barrier per column (0.2 us; docs/cholesky-log.md, session 16).
 // Here a barrier pair covers 4 columns. Where its ~0.9 us per 4 columns goes
 // (clock64 stamps, session 17): the diagonal tile's factor by one thread
 // ~620 cycles, the rows below ~500, the rank-4 update 280-1000, the two

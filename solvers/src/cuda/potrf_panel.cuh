@@ -45,7 +45,7 @@ namespace dla::cuda::detail {
 // chunk s waited for sub-panels < s and only then loaded its row block: one
 // to three L2 round trips on the panel's own chain, which put the panel a
 // chunk behind the diagonal kernel, so that its last update ran after that
-// kernel had ended (docs/cholesky.md, sessions 28-29).
+// kernel had ended (docs/cholesky-log.md, sessions 28-29).
 // Panels wider than 128 (DLA_POTRF_NB > 128, NC = kDiagMax) would need ~160
 // KB for the whole lower part of L11 (float); they keep only the current row
 // block and load it at the chunk's start, after waiting for sub-panels < s.
@@ -160,7 +160,7 @@ __device__ inline void panel_copy_subpanel(PanelSmem<T, NC>& sm, Lel lel, BlockJ
 // session 34 to test whether the panel's 13-17 us tail beside the bulk update
 // was instruction fetch; session 35 measured that it is not (the panel lags
 // through all its chunks there), but the rolled form is still ~1% faster
-// end to end (docs/cholesky.md, session 35).
+// end to end (docs/cholesky-log.md, session 35).
 // Bcast (with Rolled; the float default since session 37, potrf.cu's
 // panel_bcast_enabled): the 32 lanes of a warp hold 32 rows of one part
 // (warp w: part w % 4, rows 32 (w / 4) ..), so that every load of L in the
@@ -175,7 +175,7 @@ __device__ inline void panel_copy_subpanel(PanelSmem<T, NC>& sm, Lel lel, BlockJ
 // instead of 3.5, the solve as long as the shuffled one (~1.3 us of
 // arithmetic); spotrf 4096 -2%, 8192 -2%, 16384 -2%. A solve by two warps,
 // a thread per row with the 32 columns in registers, took 2.3 us per chunk
-// and spotrf 4096 5% longer (docs/cholesky.md, session 37; not kept).
+// and spotrf 4096 5% longer (docs/cholesky-log.md, session 37; not kept).
 template <class T, int NC, bool Ahead = false, bool Rolled = false, bool Bcast = false>
 __global__ void __launch_bounds__(kPanelThreads)
     potrf_panel_kernel(const T* L11, T* P, index_t ld, int jb, index_t r, bool upper,

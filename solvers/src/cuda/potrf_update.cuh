@@ -1,6 +1,6 @@
 #pragma once
 // potrf_update_kernel: the look-ahead's critical-path update (float, lower),
-// built for latency rather than throughput (docs/cholesky.md, session 23).
+// built for latency rather than throughput (docs/cholesky-log.md, session 23).
 //
 //   C(i, j) -= sum_{p < k} P(i, p) P(j, p)   for j <= i, i < m, j < n <= m
 //

@@ -2,7 +2,7 @@
 // Streams whose kernels run on a part of the GPU's SMs only (CUDA green
 // contexts: compute capability 9.0 and a 12.4+ driver). The Cholesky
 // look-ahead runs its bulk trailing update on one, so that the critical-path
-// kernels always find SMs that no update block holds (docs/cholesky.md,
+// kernels always find SMs that no update block holds (docs/cholesky-log.md,
 // session 21).
 #include <cuda_runtime.h>
 
