@@ -125,6 +125,27 @@ void check_singular(const Context& ctx) {
   }
 }
 
+// A first column of subnormal magnitude: the pivot's reciprocal overflows, so
+// LAPACK's getf2 divides by such a pivot. The factors stay finite, square
+// (Eigen) and rectangular (the blocked host LU) alike.
+template <class T>
+void check_subnormal_pivot_column(Eigen::Index m, Eigen::Index n) {
+  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n);
+  Mat<T> A = random_matrix<T>(m, n, 4500 + m + n);
+  A.col(0) *= std::numeric_limits<T>::min() / T(64);
+  const LU<T> lu = lu_factor(Context::host(), Matrix<T>(A));
+  EXPECT_EQ(lu.info, 0);
+  ASSERT_TRUE(lu.factors.allFinite());
+  EXPECT_LE(factor_backward_error<T>(A, Mat<T>(lu.factors), lu.ipiv), kLimit);
+}
+
+TEST(LuHost, SubnormalPivotColumn) {
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{8, 8}, {100, 100}, {8, 5}, {5, 8}, {200, 70}, {70, 200}}) {
+    check_subnormal_pivot_column<float>(m, n);
+    check_subnormal_pivot_column<double>(m, n);
+  }
+}
+
 TEST(LuHost, SingularZeroColumn) {
   check_singular<float>(Context::host());
   check_singular<double>(Context::host());

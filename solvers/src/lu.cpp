@@ -47,7 +47,7 @@ void host_getrf_blocked(Matrix<T>& F, std::vector<std::int32_t>& ipiv) {
       ipiv[j] = static_cast<std::int32_t>(p + 1);
       if (mx != T(0)) {
         if (p != j) F.row(p).swap(F.row(j));
-        F.col(j).segment(j + 1, m - j - 1) *= T(1) / F(j, j);
+        F.col(j).segment(j + 1, m - j - 1) /= F(j, j);  // 1/pivot overflows when subnormal
       }
       const index_t r = m - j - 1, c = k + jb - j - 1;
       if (r > 0 && c > 0)
