@@ -3,6 +3,7 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace dla::detail {
@@ -58,7 +59,12 @@ void host_getrs(const T* ap, index_t n, index_t lda, const std::int32_t* ipiv, T
     if (p != k) b.row(k).swap(b.row(p));
   }
   a.template triangularView<Eigen::UnitLower>().solveInPlace(b);
-  a.template triangularView<Eigen::Upper>().solveInPlace(b);
+  // Eigen's solve with a matrix right-hand side multiplies by 1/U(i,i), which
+  // overflows when U(i,i) is subnormal; its vector solve divides (LAPACK).
+  if ((a.diagonal().cwiseAbs().array() < std::numeric_limits<T>::min()).any())
+    for (index_t j = 0; j < nrhs; ++j) a.template triangularView<Eigen::Upper>().solveInPlace(b.col(j));
+  else
+    a.template triangularView<Eigen::Upper>().solveInPlace(b);
 }
 
 template <class T>
