@@ -133,6 +133,50 @@ TEST(TrsmHost, AllCombosDouble) {
     }
 }
 
+// A subnormal diagonal entry A(i,i) = 2^(min_exponent - 12), whose reciprocal
+// overflows; row and column i of the triangle are otherwise zero and B's row
+// (Left) or column (Right) i holds A(i,i) times small integers, so X's is those
+// integers. BLAS trsm divides by A(i,i) on the left side and gets them
+// exactly (on the right it multiplies by 1/A(j,j), so only Left is checked).
+// (The reference is the same system with A(i,i) = 1 and those integers in B:
+// Eigen's double solve has the same overflow.)
+template <class T>
+void subnormal_diagonal_case(const Combo& c, index_t k, std::uint64_t seed) {
+  const index_t m = c.side == Side::Left ? k : 5, n = c.side == Side::Left ? 5 : k;
+  MatD A = make_triangle(k, c.uplo, c.diag, seed);
+  const index_t i = k / 2;
+  const double tiny = std::ldexp(1.0, std::numeric_limits<T>::min_exponent - 12);
+  for (index_t j = 0; j < k; ++j) {
+    if (j == i) continue;
+    if (c.uplo == Uplo::Lower ? i > j : i < j) A(i, j) = 0.0;
+    if (c.uplo == Uplo::Lower ? j > i : j < i) A(j, i) = 0.0;
+  }
+  A(i, i) = 1.0;
+  MatD B = dla::test::random_matrix<double>(m, n, seed + 1).cast<T>().template cast<double>();
+  const MatD t = dla::test::small_int_matrix<double>(c.side == Side::Left ? n : m, 1, seed + 2);
+  if (c.side == Side::Left) B.row(i) = t.transpose();
+  else B.col(i) = t;
+  const MatD ref = reference(c, 1.0, A, B);
+  A(i, i) = tiny;
+  if (c.side == Side::Left) B.row(i) *= tiny;
+  else B.col(i) *= tiny;
+  const dla::Matrix<T> Af = A.cast<T>();
+  dla::Matrix<T> X = B.cast<T>();
+  dla::triangular_solve<T>(dla::Context::host(), c.side, c.uplo, c.op, c.diag, T(1), Af, X);
+  EXPECT_LE(rel_err<T>(X, ref), tolerance<T>(k)) << c.name() << " k=" << k;
+}
+
+TEST(TrsmHost, SubnormalDiagonal) {
+  std::uint64_t seed = 300;
+  for (const Combo& c : all_combos()) {
+    if (c.diag == Diag::Unit || c.side == Side::Right) continue;
+    for (index_t k : {index_t(1), index_t(17), index_t(129)}) {
+      subnormal_diagonal_case<float>(c, k, seed++);
+      subnormal_diagonal_case<double>(c, k, seed++);
+    }
+  }
+}
+
 TEST(TrsmHost, AlphaZeroGivesZero) {
   dla::Matrix<float> A = dla::Matrix<float>::Constant(5, 5, std::nanf(""));
   dla::Matrix<float> B = dla::test::random_matrix<float>(5, 3, 7);

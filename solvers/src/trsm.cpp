@@ -2,6 +2,7 @@
 // trsm (CUDA, staging host matrices through DeviceMatrix).
 #include "dla/solvers/trsm.hpp"
 
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -17,9 +18,20 @@ template <class T, int Mode, int Flip>
 void host_solve_mode(Side side, Op opA, const Matrix<T>& A, Matrix<T>& B) {
   const auto tri = A.template triangularView<Mode>();
   const auto tri_t = A.transpose().template triangularView<Flip>();
+  // Eigen's solve with a matrix right-hand side multiplies by 1/A(i,i), which
+  // overflows when A(i,i) is subnormal; its vector solve divides, as BLAS trsm
+  // does on the left side. So there, with a subnormal diagonal entry, one
+  // column at a time. (On the right BLAS multiplies by 1/A(j,j) too.)
+  bool by_column = false;
+  if constexpr ((Mode & Eigen::UnitDiag) == 0)
+    by_column = (A.diagonal().cwiseAbs().array() < std::numeric_limits<T>::min()).any();
+  auto solve_left = [&](const auto& t) {
+    if (!by_column) return t.solveInPlace(B);
+    for (index_t j = 0; j < B.cols(); ++j) t.solveInPlace(B.col(j));
+  };
   if (side == Side::Left) {
-    if (opA == Op::N) tri.solveInPlace(B);
-    else tri_t.solveInPlace(B);
+    if (opA == Op::N) solve_left(tri);
+    else solve_left(tri_t);
   } else {
     // X op(A) = B  <=>  op(A)^T X^T = B^T
     auto Bt = B.transpose();
