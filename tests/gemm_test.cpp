@@ -247,6 +247,40 @@ TEST(GemmHost, DimensionMismatchNamesShapes) {
   EXPECT_NO_THROW(dla::gemm(dla::Context::host(), Op::T, Op::N, 1.0f, A, Mat<float>(Mat<float>::Ones(4, 2)), 0.0f, B2));
 }
 
+// Host views with a negative size or a leading dimension below max(1, rows):
+// InvalidArgument naming the view, before anything is read or written (as
+// the device path's LAPACK-style checks; the host path used to compute with
+// overlapping columns and write C's over each other).
+TEST(GemmHost, BadViewsThrowInvalidArgument) {
+  std::vector<float> A(64, 1.f), B(64, 1.f), C(64, 7.f);
+  using CV = dla::HostView<const float>;
+  using V = dla::HostView<float>;
+  const dla::Context host = dla::Context::host();
+  auto expect_bad = [&](Op oa, Op ob, CV a, CV b, V c, const char* name) {
+    std::fill(C.begin(), C.end(), 7.f);
+    try {
+      dla::gemm(host, oa, ob, 1.f, a, b, 0.f, c);
+      ADD_FAILURE() << "no throw for a bad " << name;
+    } catch (const dla::InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(*std::min_element(C.begin(), C.end()), 7.f) << "C written";
+    EXPECT_EQ(*std::max_element(C.begin(), C.end()), 7.f) << "C written";
+  };
+  expect_bad(Op::N, Op::N, CV(A.data(), 4, 3, 3), CV(B.data(), 3, 2, 3), V(C.data(), 4, 2, 4), "A");
+  expect_bad(Op::T, Op::N, CV(A.data(), 3, 4, 2), CV(B.data(), 3, 2, 3), V(C.data(), 4, 2, 4), "A");
+  expect_bad(Op::N, Op::N, CV(A.data(), 4, 3, 4), CV(B.data(), 3, 2, 2), V(C.data(), 4, 2, 4), "B");
+  expect_bad(Op::N, Op::T, CV(A.data(), 4, 3, 4), CV(B.data(), 2, 3, 1), V(C.data(), 4, 2, 4), "B");
+  expect_bad(Op::N, Op::N, CV(A.data(), 4, 3, 4), CV(B.data(), 3, 2, 3), V(C.data(), 4, 2, 3), "C");
+  expect_bad(Op::N, Op::N, CV(A.data(), 0, 3, 0), CV(B.data(), 3, 2, 3), V(C.data(), 0, 2, 1), "A");
+  expect_bad(Op::N, Op::N, CV(A.data(), -2, 3, 1), CV(B.data(), 3, 2, 3), V(C.data(), -2, 2, 1), "A");
+  // Larger leading dimensions and empty views with ld 1 are fine.
+  EXPECT_NO_THROW(dla::gemm(host, Op::N, Op::N, 1.f, CV(A.data(), 4, 3, 5), CV(B.data(), 3, 2, 4),
+                            0.f, V(C.data(), 4, 2, 6)));
+  EXPECT_NO_THROW(dla::gemm(host, Op::N, Op::N, 1.f, CV(A.data(), 0, 3, 1), CV(B.data(), 3, 2, 3),
+                            0.f, V(C.data(), 0, 2, 1)));
+}
+
 // The solvers' FP32 product mode: a process-wide setting with a readable name
 // (host code: the same in builds with and without CUDA).
 TEST(GemmMode, SolverSettingRoundTrips) {

@@ -27,6 +27,16 @@ void check_shapes(Op opA, Op opB, const VA& A, const VB& B, const VC& C) {
                             shape(m, n) + ")");
 }
 
+// A host view's own shape: sizes >= 0 and ld >= max(1, rows), what BLAS and
+// the device path (cuda::gemm's LAPACK-style info) require.
+template <class V>
+void check_view(const char* name, const V& v) {
+  if (v.rows < 0 || v.cols < 0 || v.ld < (v.rows > 1 ? v.rows : 1))
+    throw InvalidArgument("gemm: " + std::string(name) + " is " + shape(v.rows, v.cols) +
+                          " with leading dimension " + std::to_string(v.ld) +
+                          " (need sizes >= 0 and ld >= max(1, rows))");
+}
+
 template <class T>
 void gemm_host(Op opA, Op opB, T alpha, HostView<const T> A, HostView<const T> B, T beta,
                HostView<T> C) {
@@ -60,6 +70,9 @@ void gemm_device(const Context& ctx, Op opA, Op opB, T alpha, DeviceView<const T
 template <class T>
 void gemm_any(const Context& ctx, Op opA, Op opB, T alpha, HostView<const T> A,
               HostView<const T> B, T beta, HostView<T> C) {
+  check_view("A", A);
+  check_view("B", B);
+  check_view("C", C);
   check_shapes(opA, opB, A, B, C);
   if (!ctx.is_cuda()) return gemm_host(opA, opB, alpha, A, B, beta, C);
   // Host data on the CUDA backend: stage through the device.
