@@ -229,6 +229,32 @@ TYPED_TEST(BatchedHost, SubnormalPivotMemberSolves) {
   }
 }
 
+// Method::Cholesky reads the lower triangle only: NaN/Inf above the diagonal
+// is accepted and changes nothing; in the lower triangle it is rejected.
+TYPED_TEST(BatchedHost, CholeskyIgnoresTheUpperTriangle) {
+  using T = TypeParam;
+  dla::Context ctx = dla::Context::host();
+  for (index_t n : {index_t(1), index_t(5), index_t(40)}) {
+    const index_t count = 6;
+    auto A = spd_batch<T>(count, n, 59 + n);
+    auto B = random_batch<T>(count, n, 2, 61 + n);
+    const auto clean = dla::solve_batched(ctx, A, B, Method::Cholesky);
+    auto P = A;
+    for (index_t b = 0; b < count; ++b)
+      for (index_t j = 1; j < n; ++j)
+        for (index_t i = 0; i < j; ++i)
+          P[b](i, j) = b % 2 ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
+    std::vector<std::int32_t> info;
+    auto X = dla::solve_batched(ctx, P, B, Method::Cholesky, &info);
+    for (index_t b = 0; b < count; ++b) {
+      EXPECT_EQ(info[b], 0) << "n=" << n << " member " << b;
+      EXPECT_TRUE(X[b] == clean[b]) << "n=" << n << " member " << b;
+    }
+    P[3](n - 1, 0) = std::numeric_limits<T>::quiet_NaN();
+    EXPECT_THROW(dla::solve_batched(ctx, P, B, Method::Cholesky), dla::InvalidArgument);
+  }
+}
+
 TYPED_TEST(BatchedHost, BadArguments) {
   using T = TypeParam;
   dla::Context ctx = dla::Context::host();

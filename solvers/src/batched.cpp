@@ -20,14 +20,17 @@ std::string member(index_t b, index_t count) {
   return "matrix " + std::to_string(b) + " of " + std::to_string(count);
 }
 
+// lower_only: entries above the diagonal are not read (Method::Cholesky).
 template <class T>
-void check_finite(const Batch<T>& X, const char* routine, const char* name) {
+void check_finite(const Batch<T>& X, const char* routine, const char* name,
+                  bool lower_only = false) {
   const index_t per = X.stride();
   const T* p = X.data();
   for (index_t b = 0; b < X.count(); ++b)
     for (index_t e = 0; e < per; ++e)
       if (!std::isfinite(p[b * per + e])) {
         const index_t i = e % X.rows(), j = e / X.rows();
+        if (lower_only && i < j) continue;
         throw InvalidArgument(std::string(routine) + ": " + member(b, X.count()) + " of " + name +
                               " has a non-finite entry (" + std::to_string(p[b * per + e]) +
                               ") at (" + std::to_string(i) + "," + std::to_string(j) + ")");
@@ -185,7 +188,7 @@ Batch<T> solve_batched(const Context& ctx, const Batch<T>& A, const Batch<T>& B,
                             " (need the same count and B rows == n)");
   if (B.cols() < 1 && B.count() > 0)
     throw InvalidArgument(std::string(routine) + ": B needs at least one right-hand side");
-  check_finite(A, routine, "A");
+  check_finite(A, routine, "A", method == Method::Cholesky);
   check_finite(B, routine, "B");
   const index_t n = A.rows(), count = A.count(), k = B.cols();
 

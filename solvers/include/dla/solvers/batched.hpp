@@ -44,7 +44,8 @@ BatchLU<T> lu_factor_batched(const Context& ctx, const Batch<T>& A);
 // info vector, it is resized to count and filled (0 = ok, else the LAPACK info
 // of the factorization that was used last for that member), failed members'
 // solutions are NaN, and nothing throws for them.
-// DimensionMismatch when the batches do not fit; InvalidArgument for NaN/Inf.
+// DimensionMismatch when the batches do not fit; InvalidArgument for NaN/Inf
+// (with Method::Cholesky only in the lower triangle, the part it reads).
 template <class T>
 Batch<T> solve_batched(const Context& ctx, const Batch<T>& A, const Batch<T>& B,
                        Method method = Method::LU, std::vector<std::int32_t>* info = nullptr);
