@@ -131,9 +131,13 @@ void run_batch(const SolveArgs& a, const io::DatasetInfo& ai, const Context& ctx
   const Batch<T> X = solve_batched(ctx, A, B, m);
   const double secs = sw.seconds();
   double res = 0;
-  for (index_t i = 0; i < A.count(); ++i)
-    res = std::max(res, relative_residual<T>(Matrix<T>(A[i]), Matrix<T>(X[i]), Matrix<T>(B[i])));
-  if (!std::isfinite(res)) throw Error("solve produced non-finite values in x");
+  for (index_t i = 0; i < A.count(); ++i) {
+    const double r = relative_residual<T>(Matrix<T>(A[i]), Matrix<T>(X[i]), Matrix<T>(B[i]));
+    if (!std::isfinite(r))  // checked per member: std::max drops a NaN
+      throw Error("solve produced non-finite values in x for matrix " + std::to_string(i) + " of " +
+                  std::to_string(A.count()) + " (residual " + std::to_string(r) + ")");
+    res = std::max(res, r);
+  }
   const Method used = m == Method::Auto ? Method::Cholesky : m;
   out.write_batch(a.x, X, io::DatasetOptions{rb.rank});
   commit_x(out, a, m == Method::Auto ? "auto" : to_string(used), ctx, p, res, secs);

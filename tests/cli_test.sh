@@ -98,6 +98,13 @@ expect 2 "b5" "b has wrong length" -- "$DLA" solve m.h5 -b b5 -o e6.h5
 no_file e6.h5 "b wrong length"
 expect 2 "complex" "complex dataset refused" -- "$DLA" solve m.h5 -A c -b b5 -o e7.h5
 no_file e7.h5 "complex"
+# One batch member whose x overflows float32 (A = 1e-30 I, b = 1e30): refused
+# like a single system, not written with inf/nan (max() must not drop a NaN residual).
+"$PY" -c "import h5py,numpy as np; A=np.stack([2*np.eye(3,dtype=np.float32)]*4); A[1]=1e-30*np.eye(3,dtype=np.float32); b=np.ones((4,3),np.float32); b[1]=1e30; f=h5py.File('bovf.h5','w'); f['A']=A; f['b']=b"
+expect 2 "non-finite" "batch member with non-finite x (lu)" -- "$DLA" solve bovf.h5 -o e11.h5 --method lu
+no_file e11.h5 "batch non-finite x (lu)"
+expect 2 "non-finite" "batch member with non-finite x (auto)" -- "$DLA" solve bovf.h5 -o e12.h5
+no_file e12.h5 "batch non-finite x (auto)"
 echo "not hdf5" > junk.h5
 expect 2 "junk.h5" "not an HDF5 file" -- "$DLA" solve junk.h5 -o e8.h5
 no_file e8.h5 "not hdf5"
