@@ -62,7 +62,7 @@ void generate(const GenArgs& g) {
   // numpy conventions: b is 1-D for one right-hand side.
   const int brank = g.count > 0 ? (g.nrhs == 1 ? 2 : 3) : (g.nrhs == 1 ? 1 : 2);
   if (g.count > 0) {
-    out.write_batch("A", A);
+    out.write_batch("A", A, io::DatasetOptions{3});  // 3-D even for n = 1 (1x1 matrices are not vectors)
     out.write_batch("b", B, io::DatasetOptions{brank});
     out.write_batch("x_true", X, io::DatasetOptions{brank});
   } else {

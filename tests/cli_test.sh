@@ -71,6 +71,11 @@ run_check "x batch" xbt.h5 bt.h5 "(100, 8)" float32
 expect 0 "" "gen batch nrhs" -- "$DLA" gen bt2.h5 --n 5 --count 7 --nrhs 2 --kind spd --precision double
 expect 0 "" "solve batch cholesky" -- "$DLA" solve bt2.h5 -o xbt2.h5 --method cholesky
 run_check "x batch nrhs" xbt2.h5 bt2.h5 "(7, 5, 2)" float64
+# A batch of 1x1 systems: A stays 3-D (count, 1, 1), not a 2-D (count, 1) "vector batch".
+expect 0 "" "gen batch of 1x1" -- "$DLA" gen bt1.h5 --n 1 --count 3
+expect 0 "A +\(3, 1, 1\)" "gen batch of 1x1: A is 3-D" -- "$DLA" inspect bt1.h5
+expect 0 "residual" "solve batch of 1x1" -- "$DLA" solve bt1.h5 -o xbt1.h5
+run_check "x batch of 1x1" xbt1.h5 bt1.h5 "(3, 1)" float32
 expect 0 "A +\(50, 50\) +float32" "inspect" -- "$DLA" inspect s.h5
 expect 0 "LU, ipiv" "factor lu" -- "$DLA" factor s.h5 -o f.h5 --method lu
 expect 0 "" "factor cholesky" -- "$DLA" factor spd.h5 -o fc.h5 --method cholesky
