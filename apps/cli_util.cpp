@@ -52,10 +52,16 @@ void check_not_same_file(const std::string& input, const std::string& output) {
                           "(the input would be replaced)");
 }
 
-void warn_if_narrowed(const io::ReadInfo& info, const std::string& path, const std::string& dataset) {
-  if (info.narrowed)
+void warn_if_narrowed(const io::ReadInfo& info, const std::string& path, const std::string& dataset,
+                      Precision p) {
+  if (!info.narrowed) return;
+  if (p == Precision::Single)
     std::fprintf(stderr, "dla: warning: %s:%s is %s on disk, computing in single precision "
                  "(use --precision double to keep it)\n", path.c_str(), dataset.c_str(),
+                 info.disk_type.c_str());
+  else  // only 64-bit integers narrow into double
+    std::fprintf(stderr, "dla: warning: %s:%s is %s on disk, computing in double precision "
+                 "(integers beyond 2^53 are rounded)\n", path.c_str(), dataset.c_str(),
                  info.disk_type.c_str());
 }
 

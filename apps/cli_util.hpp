@@ -29,8 +29,11 @@ io::DatasetInfo find_dataset(const std::string& path, const std::string& dataset
 // Refuses an output path that is the input file itself (x would replace A and b).
 void check_not_same_file(const std::string& input, const std::string& output);
 
-// Warns on stderr when reading narrowed float64 data to float32.
-void warn_if_narrowed(const io::ReadInfo& info, const std::string& path, const std::string& dataset);
+// Warns on stderr when the data on disk was narrowed on reading (float64 or
+// 32/64-bit integers into float32, 64-bit integers into float64), naming the
+// precision `p` the command computes in.
+void warn_if_narrowed(const io::ReadInfo& info, const std::string& path, const std::string& dataset,
+                      Precision p);
 
 std::string shape_string(const std::vector<index_t>& shape);
 

@@ -26,7 +26,7 @@ void run(const FactorArgs& f, const Context& ctx, Precision p) {
   io::FileWriter out(f.output, io::WriteOptions{f.force});
   io::ReadInfo ra;
   const Matrix<T> A = io::read_matrix<T>(f.input, f.a, &ra);
-  warn_if_narrowed(ra, f.input, f.a);
+  warn_if_narrowed(ra, f.input, f.a, p);
   Stopwatch sw;
   std::string written;
   if (f.method == "lu") {

@@ -20,9 +20,9 @@ void run(const GemmArgs& g, const Context& ctx, Precision p) {
   io::FileWriter out(g.output, io::WriteOptions{g.force});
   io::ReadInfo ra, rb;
   const Matrix<T> A = io::read_matrix<T>(g.input, g.a, &ra);
-  warn_if_narrowed(ra, g.input, g.a);
+  warn_if_narrowed(ra, g.input, g.a, p);
   const Matrix<T> B = io::read_matrix<T>(g.input, g.b, &rb);
-  warn_if_narrowed(rb, g.input, g.b);
+  warn_if_narrowed(rb, g.input, g.b, p);
   const Op opA = g.transa ? Op::T : Op::N, opB = g.transb ? Op::T : Op::N;
   Matrix<T> C(opA == Op::N ? A.rows() : A.cols(), opB == Op::N ? B.cols() : B.rows());
   Stopwatch sw;

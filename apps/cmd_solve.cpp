@@ -81,9 +81,9 @@ void run_single(const SolveArgs& a, const io::DatasetInfo& ai, const Context& ct
                 io::FileWriter& out) {
   io::ReadInfo ra, rb;
   const Matrix<T> A = io::read_matrix<T>(a.input, a.a, &ra);
-  warn_if_narrowed(ra, a.input, a.a);
+  warn_if_narrowed(ra, a.input, a.a, p);
   const Matrix<T> B = io::read_matrix<T>(a.input, a.b, &rb);
-  warn_if_narrowed(rb, a.input, a.b);
+  warn_if_narrowed(rb, a.input, a.b, p);
   if (A.rows() != A.cols())
     throw DimensionMismatch(a.input + ":" + a.a + " is " + std::to_string(A.rows()) + "x" +
                             std::to_string(A.cols()) + ": solve needs a square matrix");
@@ -111,9 +111,9 @@ void run_batch(const SolveArgs& a, const io::DatasetInfo& ai, const Context& ctx
                io::FileWriter& out) {
   io::ReadInfo ra, rb;
   const Batch<T> A = io::read_batch<T>(a.input, a.a, &ra);
-  warn_if_narrowed(ra, a.input, a.a);
+  warn_if_narrowed(ra, a.input, a.a, p);
   const Batch<T> B = io::read_batch<T>(a.input, a.b, &rb);
-  warn_if_narrowed(rb, a.input, a.b);
+  warn_if_narrowed(rb, a.input, a.b, p);
   if (A.rows() != A.cols())
     throw DimensionMismatch(a.input + ":" + a.a + " is a batch of " + std::to_string(A.rows()) +
                             "x" + std::to_string(A.cols()) + " matrices: solve needs square ones");

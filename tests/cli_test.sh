@@ -76,6 +76,12 @@ expect 0 "" "gen batch of 1x1" -- "$DLA" gen bt1.h5 --n 1 --count 3
 expect 0 "A +\(3, 1, 1\)" "gen batch of 1x1: A is 3-D" -- "$DLA" inspect bt1.h5
 expect 0 "residual" "solve batch of 1x1" -- "$DLA" solve bt1.h5 -o xbt1.h5
 run_check "x batch of 1x1" xbt1.h5 bt1.h5 "(3, 1)" float32
+# int64 data: the narrowing warning names the precision actually used.
+"$PY" -c "import h5py,numpy as np; f=h5py.File('i64.h5','w'); f['A']=(3*np.eye(4)).astype(np.int64); f['b']=np.arange(1,5,dtype=np.int64)"
+expect 0 "int64 on disk, computing in single precision" "int64 read as single warns" -- "$DLA" solve i64.h5 -o xi64s.h5
+expect 0 "int64 on disk.*double precision" "int64 read as double warns" -- "$DLA" solve i64.h5 -o xi64d.h5 --precision double
+if "$DLA" solve i64.h5 -o xi64d2.h5 --precision double 2>&1 | grep -q "single precision"; then
+  bad "--precision double: the warning claims single precision"; else ok "--precision double: no single-precision claim"; fi
 expect 0 "A +\(50, 50\) +float32" "inspect" -- "$DLA" inspect s.h5
 expect 0 "LU, ipiv" "factor lu" -- "$DLA" factor s.h5 -o f.h5 --method lu
 expect 0 "" "factor cholesky" -- "$DLA" factor spd.h5 -o fc.h5 --method cholesky
