@@ -221,6 +221,19 @@ TEST(IoErrors, TruncatedAndCorrupted) {
   expect_io_error([&] { dla::io::read_matrix<double>(gz, "A"); }, {gz, "'A'", "read failed", "HDF5:"});
 }
 
+TEST(IoErrors, UnavailableFilterNamed) {
+  DLA_IO_FIXTURES_OR_FAIL(dir);
+  const std::string f = (dir / "lzf.h5").string();
+  try {  // an LZF plugin installed: the data reads correctly
+    EXPECT_TRUE(dla::io::read_matrix<double>(f, "A") == formula<double>(40, 30, 100, 0.25));
+    std::printf("  (an LZF plugin is installed: lzf.h5 read)\n");
+  } catch (const dla::IoError&) {  // none: the message says so, and does not blame the file
+    std::string m;
+    expect_io_error([&] { dla::io::read_matrix<double>(f, "A"); }, {f, "'A'", "filter 'lzf'", "32000"}, &m);
+    EXPECT_EQ(m.find("corrupted"), std::string::npos) << m;
+  }
+}
+
 TEST(IoErrors, Hdf5StackNotPrinted) {
   DLA_IO_FIXTURES_OR_FAIL(dir);
   const fs::path d = fresh_dir("stderr");

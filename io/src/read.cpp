@@ -104,10 +104,36 @@ Source open_source(const std::string& path, const std::string& dataset, int min_
   return s;
 }
 
+// A filter of the dataset's pipeline that this HDF5 library cannot apply (e.g.
+// h5py's LZF without its plugin): "filter 'lzf' (id 32000)"; "" when none.
+std::string unavailable_filter(hid_t ds) {
+  Handle dcpl(H5Dget_create_plist(ds));
+  if (!dcpl) return {};
+  const int n = H5Pget_nfilters(dcpl.get());
+  for (int k = 0; k < n; ++k) {
+    unsigned flags = 0, config = 0;
+    std::size_t nvalues = 0;
+    char name[64] = "";
+    const H5Z_filter_t id =
+        H5Pget_filter2(dcpl.get(), unsigned(k), &flags, &nvalues, nullptr, sizeof name, name, &config);
+    if (id >= 0 && H5Zfilter_avail(id) <= 0)
+      return "filter '" + std::string(name) + "' (id " + std::to_string(id) + ")";
+  }
+  return {};
+}
+
 template <class T>
 void read_into(Source& s, const std::string& path, const std::string& dataset, T* out) {
-  if (H5Dread(s.ds.get(), native<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
-    fail(path, dataset, "read failed: the file is truncated or corrupted", true);
+  if (H5Dread(s.ds.get(), native<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
+    const std::string corrupted = message(path, dataset, "read failed: the file is truncated or corrupted", true);
+    const std::string filter = unavailable_filter(s.ds.get());
+    H5Eclear2(H5E_DEFAULT);
+    if (!filter.empty())
+      fail(path, dataset, "read failed: the data is compressed with " + filter +
+                              ", which this HDF5 library cannot decode (install its HDF5 filter plugin, "
+                              "or rewrite the dataset with gzip)");
+    throw IoError(corrupted);
+  }
 }
 
 [[noreturn]] void no_memory(const std::string& path, const std::string& dataset, const Source& s) {
