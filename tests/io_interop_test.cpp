@@ -1,6 +1,8 @@
 // io: interoperability with h5py both ways (fixtures written by
 // tests/io_fixtures.py, files written here checked by it), and every read error.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -232,6 +234,30 @@ TEST(IoErrors, UnavailableFilterNamed) {
     expect_io_error([&] { dla::io::read_matrix<double>(f, "A"); }, {f, "'A'", "filter 'lzf'", "32000"}, &m);
     EXPECT_EQ(m.find("corrupted"), std::string::npos) << m;
   }
+}
+
+TEST(IoErrors, LockedFileIsNotCalledCorrupted) {
+  // A program with the file open for writing (h5py's File(..., 'a') in a
+  // notebook) holds HDF5's exclusive flock on it; a read is refused, and the
+  // message says why instead of blaming the file.
+  const fs::path d = fresh_dir("locked");
+  const std::string f = (d / "l.h5").string();
+  const Mat<double> a = formula<double>(3, 3, 10, 0.5);
+  dla::io::write_matrix<double>(f, "A", a);
+  const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  const char* locking = std::getenv("HDF5_USE_FILE_LOCKING");
+  if (locking && std::string(locking) == "FALSE") {  // HDF5 does not lock: the read works
+    EXPECT_TRUE(dla::io::read_matrix<double>(f, "A") == a);
+  } else {
+    std::string m;
+    expect_io_error([&] { dla::io::read_matrix<double>(f, "A"); },
+                    {f, "locked by another program", "HDF5_USE_FILE_LOCKING=FALSE"}, &m);
+    EXPECT_EQ(m.find("corrupted"), std::string::npos) << m;
+  }
+  ::close(fd);
+  EXPECT_TRUE(dla::io::read_matrix<double>(f, "A") == a);  // lock released: reads
 }
 
 TEST(IoErrors, Hdf5StackNotPrinted) {

@@ -130,7 +130,20 @@ Handle open_file(const std::string& path) {
   if (is < 0) fail(path, "", "cannot be read", true);
   if (is == 0) fail(path, "", "not an HDF5 file");
   Handle f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!f) fail(path, "", "cannot be opened: the file is truncated or corrupted", true);
+  if (!f) {
+    const std::string h = hdf5_message();
+    // HDF5's flock failed: EWOULDBLOCK when another program holds the lock,
+    // something else (ENOSYS) on file systems without flock.
+    const bool lock = h.find("unable to lock file") != std::string::npos;
+    const bool held = lock && h.find("errno = " + std::to_string(EWOULDBLOCK) + ",") != std::string::npos;
+    const std::string why =
+        held   ? "cannot be opened: it is locked by another program that has it open for writing "
+                 "(close it there, or set HDF5_USE_FILE_LOCKING=FALSE)"
+        : lock ? "cannot be opened: the file cannot be locked (a file system without flock support? "
+                 "set HDF5_USE_FILE_LOCKING=FALSE)"
+               : "cannot be opened: the file is truncated or corrupted";
+    fail(path, "", why + (h.empty() ? "" : " (HDF5: " + h + ")"));
+  }
   return f;
 }
 
