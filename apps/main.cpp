@@ -1,10 +1,23 @@
 // dla: solve, factor, generate, inspect and benchmark dense linear systems.
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "commands.hpp"
 #include "dla/core/config.hpp"
 #include "dla/core/error.hpp"
+
+namespace {
+// Ends the process after an error without the atexit handlers: HDF5 1.10
+// keeps a file whose close failed (disk full, quota, file size limit) in its
+// ID table, half destroyed, and segfaults closing it again in H5_term_library
+// at exit (HDF5 PRs #2291/#2496, 2023, fix it upstream). dla's writers are
+// already gone by now (the temporary file removed); stdio is flushed first.
+[[noreturn]] void exit_after_error(int code) {
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace dla::app;
@@ -31,19 +44,19 @@ int main(int argc, char** argv) {
     return kUsageOrInput;
   } catch (const dla::SingularMatrix& e) {
     std::fprintf(stderr, "dla: error: %s\n", e.what());
-    return kSingular;
+    exit_after_error(kSingular);
   } catch (const dla::NotPositiveDefinite& e) {
     std::fprintf(stderr, "dla: error: %s\n", e.what());
-    return kSingular;
+    exit_after_error(kSingular);
   } catch (const dla::DeviceError& e) {
     std::fprintf(stderr, "dla: device error: %s\n", e.what());
-    return kDeviceOrRuntime;
+    exit_after_error(kDeviceOrRuntime);
   } catch (const dla::Error& e) {  // InvalidArgument, DimensionMismatch, IoError
     std::fprintf(stderr, "dla: error: %s\n", e.what());
-    return kUsageOrInput;
+    exit_after_error(kUsageOrInput);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dla: runtime error: %s\n", e.what());
-    return kDeviceOrRuntime;
+    exit_after_error(kDeviceOrRuntime);
   }
   return kOk;
 }
