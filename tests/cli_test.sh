@@ -126,6 +126,12 @@ echo "previous result" > kept.h5
 expect 2 "write failed|closing the temporary file" "write failure with --force exit 2" -- small "$DLA" gen kept.h5 --n 300 --force
 if [ "$(cat kept.h5)" = "previous result" ] && ! ls -a | grep -q '^\.kept\.h5\.tmp'; then
   ok "write failure keeps the existing output"; else bad "write failure damaged kept.h5 or left a temporary"; fi
+# Datasets reached through soft links (h5py SoftLink) are found like h5py finds them.
+"$PY" -c "import h5py,numpy as np; f=h5py.File('soft.h5','w'); f['data/A']=4*np.eye(3,dtype=np.float32); f['data/b']=np.ones(3,np.float32); f['A']=h5py.SoftLink('/data/A'); f['b']=h5py.SoftLink('/data/b'); f['gone']=h5py.SoftLink('/nowhere')"
+expect 0 "residual" "solve through soft links" -- "$DLA" solve soft.h5 -o xsoft.h5
+expect 0 "" "factor through a soft link" -- "$DLA" factor soft.h5 -o fsoft.h5
+expect 2 "no dataset 'gone'" "dangling soft link is no dataset" -- "$DLA" solve soft.h5 -A gone -o e13.h5
+no_file e13.h5 "dangling soft link"
 echo "not hdf5" > junk.h5
 expect 2 "junk.h5" "not an HDF5 file" -- "$DLA" solve junk.h5 -o e8.h5
 no_file e8.h5 "not hdf5"

@@ -166,8 +166,10 @@ struct VisitData {
   std::vector<std::string> names;
 };
 
+// Hard links and soft links that lead to a dataset (h5py's f["A"] follows
+// both); dangling soft links and external links are left out.
 herr_t visit(hid_t group, const char* name, const H5L_info_t* info, void* data) {
-  if (info->type != H5L_TYPE_HARD) return 0;
+  if (info->type != H5L_TYPE_HARD && info->type != H5L_TYPE_SOFT) return 0;
   const hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
   if (obj < 0) { H5Eclear2(H5E_DEFAULT); return 0; }
   if (H5Iget_type(obj) == H5I_DATASET) static_cast<VisitData*>(data)->names.emplace_back(name);
