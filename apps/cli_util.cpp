@@ -74,9 +74,11 @@ double Stopwatch::seconds() const {
 template <class T>
 double relative_residual(const Matrix<T>& A, const Matrix<T>& X, const Matrix<T>& B) {
   const Eigen::MatrixXd a = A.template cast<double>(), x = X.template cast<double>();
-  const double r = (a * x - B.template cast<double>()).norm();
-  const double d = a.norm() * x.norm();
-  return d > 0 ? r / d : r;
+  // stableNorm: float64 entries beyond about 1e154 (below 1e-154) must not
+  // overflow (underflow) the sum of squares; divided one norm at a time.
+  const double r = (a * x - B.template cast<double>()).stableNorm();
+  const double an = a.stableNorm(), xn = x.stableNorm();
+  return an > 0 && xn > 0 ? r / an / xn : r;
 }
 template double relative_residual<float>(const Matrix<float>&, const Matrix<float>&, const Matrix<float>&);
 template double relative_residual<double>(const Matrix<double>&, const Matrix<double>&, const Matrix<double>&);

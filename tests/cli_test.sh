@@ -126,6 +126,31 @@ echo "previous result" > kept.h5
 expect 2 "write failed|closing the temporary file" "write failure with --force exit 2" -- small "$DLA" gen kept.h5 --n 300 --force
 if [ "$(cat kept.h5)" = "previous result" ] && ! ls -a | grep -q '^\.kept\.h5\.tmp'; then
   ok "write failure keeps the existing output"; else bad "write failure damaged kept.h5 or left a temporary"; fi
+# float64 systems with entries near 1e200 (or 1e-170): the squares in the
+# residual's norms must not overflow (underflow); x is finite and right.
+"$PY" -c "
+import h5py,numpy as np
+A=np.random.default_rng(3).standard_normal((4,4))+4*np.eye(4)
+with h5py.File('scaled.h5','w') as f: f['A']=A*1e200; f['b']=np.ones(4)*1e200; f['As']=A*1e-170; f['bs']=np.ones(4)*1e-170
+with h5py.File('scaledb.h5','w') as f: f['A']=np.stack([A*1e200]*3); f['b']=np.ones((3,4))*1e200"
+check_scaled() {  # out in A b: x matches numpy's solve, the residual attribute is small
+  "$PY" - "$@" <<'PY'
+import sys, h5py, numpy as np
+out, inp, a, b = sys.argv[1:]
+with h5py.File(out) as f, h5py.File(inp) as g:
+    x, A, B = f["x"][...], g[a][...], g[b][...]
+    want = np.linalg.solve(A, B[..., None])[..., 0] if A.ndim == 3 else np.linalg.solve(A, B)
+    assert np.allclose(x, want, rtol=1e-12, atol=0), f"x {x} != {want}"
+    r = f["x"].attrs["relative_residual"]
+    assert np.isfinite(r) and r < 1e-14, f"relative_residual {r}"
+PY
+}
+expect 0 "residual" "solve float64 entries near 1e200" -- "$DLA" solve scaled.h5 -o xscaled.h5
+if check_scaled xscaled.h5 scaled.h5 A b >"$W/chk.log" 2>&1; then ok "x scaled 1e200"; else bad "x scaled 1e200: $(cat "$W/chk.log")"; fi
+expect 0 "residual" "solve float64 entries near 1e-170" -- "$DLA" solve scaled.h5 -A As -b bs -o xscaleds.h5
+if check_scaled xscaleds.h5 scaled.h5 As bs >"$W/chk.log" 2>&1; then ok "x scaled 1e-170"; else bad "x scaled 1e-170: $(cat "$W/chk.log")"; fi
+expect 0 "residual" "solve batch float64 entries near 1e200" -- "$DLA" solve scaledb.h5 -o xscaledb.h5
+if check_scaled xscaledb.h5 scaledb.h5 A b >"$W/chk.log" 2>&1; then ok "x batch scaled 1e200"; else bad "x batch scaled 1e200: $(cat "$W/chk.log")"; fi
 # Datasets reached through soft links (h5py SoftLink) are found like h5py finds them.
 "$PY" -c "import h5py,numpy as np; f=h5py.File('soft.h5','w'); f['data/A']=4*np.eye(3,dtype=np.float32); f['data/b']=np.ones(3,np.float32); f['A']=h5py.SoftLink('/data/A'); f['b']=h5py.SoftLink('/data/b'); f['gone']=h5py.SoftLink('/nowhere')"
 expect 0 "residual" "solve through soft links" -- "$DLA" solve soft.h5 -o xsoft.h5
