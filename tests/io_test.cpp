@@ -295,6 +295,27 @@ TEST(IoWrite, TargetCreatedMeanwhileIsKept) {
   EXPECT_EQ(content, "someone else's file");
 }
 
+TEST(IoWrite, LongFileNameNearTheLimit) {
+  // Any name the file system takes (up to 255 bytes) can be written, although
+  // the temporary's name adds a prefix and a suffix to it.
+  const fs::path dir = fresh_dir("longname");
+  const Mat<float> a = random_matrix<float>(3, 2, 4);
+  for (std::size_t len : {200u, 240u, 255u}) {
+    const std::string name = std::string(len - 3, 'n') + ".h5";
+    const std::string file = (dir / name).string();
+    {
+      dla::io::FileWriter w(file);
+      EXPECT_EQ(fs::path(w.temp_path()).parent_path(), dir);
+      EXPECT_LE(fs::path(w.temp_path()).filename().string().size(), 255u);
+      w.write_matrix<float>("a", a);
+      w.commit();
+    }
+    EXPECT_TRUE(dla::io::read_matrix<float>(file, "a") == a) << len;
+    EXPECT_EQ(files_in(dir), std::vector<std::string>{name});
+    fs::remove(file);
+  }
+}
+
 TEST(IoWrite, MovedWriterOwnsTheTransaction) {
   const fs::path dir = fresh_dir("move");
   const std::string file = (dir / "m.h5").string();

@@ -126,7 +126,12 @@ FileWriter::FileWriter(const std::string& path, WriteOptions opt) : impl_(std::m
   for (int attempt = 0;; ++attempt) {
     char rnd[17];
     std::snprintf(rnd, sizeof rnd, "%016llx", static_cast<unsigned long long>(gen()));
-    const std::string name = "." + p.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" + rnd;
+    const std::string suffix = ".tmp-" + std::to_string(::getpid()) + "-" + rnd;
+    // The target's name may use all of NAME_MAX (255); the temporary keeps
+    // as much of it as fits beside the dot and the suffix.
+    std::string base = p.filename().string();
+    if (1 + base.size() + suffix.size() > 255) base.resize(255 - 1 - suffix.size());
+    const std::string name = "." + base + suffix;
     w.tmp = (p.parent_path() / name).string();
     const int fd = ::open(w.tmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
     if (fd >= 0) {
