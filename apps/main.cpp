@@ -1,4 +1,5 @@
 // dla: solve, factor, generate, inspect and benchmark dense linear systems.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -6,6 +7,7 @@
 #include "commands.hpp"
 #include "dla/core/config.hpp"
 #include "dla/core/error.hpp"
+#include "dla/io/writer.hpp"
 
 namespace {
 // Ends the process after an error without the atexit handlers: HDF5 1.10
@@ -17,10 +19,30 @@ namespace {
   std::fflush(nullptr);
   std::_Exit(code);
 }
+// Interrupted (Ctrl-C, kill, a closed terminal) while an output is being
+// written: its temporary file is removed, then the signal ends the process
+// as it would have. Signals ignored at start (nohup, background jobs) stay so.
+extern "C" void on_interrupt(int sig) {
+  dla::io::remove_temporary_files();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void remove_temporaries_on_interrupt() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace dla::app;
+  remove_temporaries_on_interrupt();
   CLI::App app{"dla: dense linear algebra on NVIDIA GPUs (with a host fallback)", "dla"};
   app.set_version_flag("--version", std::string("dla ") + DLA_VERSION_STRING);
   app.require_subcommand(1);

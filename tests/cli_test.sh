@@ -157,6 +157,19 @@ expect 0 "residual" "solve through soft links" -- "$DLA" solve soft.h5 -o xsoft.
 expect 0 "" "factor through a soft link" -- "$DLA" factor soft.h5 -o fsoft.h5
 expect 2 "no dataset 'gone'" "dangling soft link is no dataset" -- "$DLA" solve soft.h5 -A gone -o e13.h5
 no_file e13.h5 "dangling soft link"
+# Interrupted (SIGTERM, SIGINT, SIGHUP) while writing: the temporary is removed
+# and the process still dies of the signal; the target never appears.
+for sig in TERM INT HUP; do
+  # Background jobs of a script start with SIGINT ignored: python resets it.
+  "$PY" -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$DLA" gen "sig$sig.h5" --n 4000 --precision double >/dev/null 2>&1 &
+  pid=$!
+  for i in $(seq 500); do ls -a | grep -q "^\.sig$sig\.h5\.tmp" && break; sleep 0.01; done
+  kill -"$sig" "$pid" 2>/dev/null; { wait "$pid"; rc=$?; } 2>/dev/null
+  if [ "$rc" -eq 0 ]; then ok "SIG$sig: (gen finished before the signal)"; rm -f "sig$sig.h5"; continue; fi
+  if [ "$rc" -ne $((128 + $(kill -l "$sig"))) ]; then bad "SIG$sig: exit $rc, want $((128 + $(kill -l "$sig")))"; fi
+  no_file "sig$sig.h5" "interrupted by SIG$sig"
+done
 echo "not hdf5" > junk.h5
 expect 2 "junk.h5" "not an HDF5 file" -- "$DLA" solve junk.h5 -o e8.h5
 no_file e8.h5 "not hdf5"

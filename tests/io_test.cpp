@@ -316,6 +316,29 @@ TEST(IoWrite, LongFileNameNearTheLimit) {
   }
 }
 
+TEST(IoWrite, RemoveTemporaryFilesForSignalHandlers) {
+  // What a SIGINT/SIGTERM handler calls: the temporaries of live writers go,
+  // committed files stay.
+  const fs::path dir = fresh_dir("sigtmp");
+  const Mat<double> a = random_matrix<double>(4, 4, 6);
+  dla::io::write_matrix<double>((dir / "done.h5").string(), "a", a);
+  {
+    dla::io::FileWriter w1((dir / "one.h5").string()), w2((dir / "two.h5").string());
+    w1.write_matrix<double>("a", a);
+    dla::io::FileWriter moved(std::move(w2));
+    EXPECT_EQ(files_in(dir).size(), 3u);
+    dla::io::remove_temporary_files();
+    EXPECT_EQ(files_in(dir), std::vector<std::string>{"done.h5"});
+    EXPECT_FALSE(fs::exists(w1.temp_path()));
+    EXPECT_FALSE(fs::exists(moved.temp_path()));
+  }  // the writers' own cleanup afterwards is harmless
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"done.h5"});
+  EXPECT_TRUE(dla::io::read_matrix<double>((dir / "done.h5").string(), "a") == a);
+  dla::io::FileWriter w3((dir / "three.h5").string());  // later writers still register
+  dla::io::remove_temporary_files();
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"done.h5"});
+}
+
 TEST(IoWrite, MovedWriterOwnsTheTransaction) {
   const fs::path dir = fresh_dir("move");
   const std::string file = (dir / "m.h5").string();

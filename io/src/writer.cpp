@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -15,10 +17,48 @@ namespace dla::io {
 
 using namespace detail;
 
+namespace {
+// The temporaries of live writers, for remove_temporary_files() in a signal
+// handler: fixed slots, a lock-free state per slot (0 free, 1 being filled
+// or emptied, 2 holding a path). Best effort: with every slot taken a
+// temporary is simply not registered.
+struct TempSlot {
+  std::atomic<int> state{0};
+  char path[PATH_MAX];
+};
+TempSlot temp_slots[64];
+
+int register_temporary(const std::string& tmp) {
+  if (tmp.size() >= PATH_MAX) return -1;
+  for (int k = 0; k < 64; ++k) {
+    int expected = 0;
+    if (temp_slots[k].state.compare_exchange_strong(expected, 1)) {
+      std::memcpy(temp_slots[k].path, tmp.c_str(), tmp.size() + 1);
+      temp_slots[k].state.store(2);
+      return k;
+    }
+  }
+  return -1;
+}
+
+void unregister_temporary(int& slot) {
+  if (slot >= 0) temp_slots[slot].state.store(0);
+  slot = -1;
+}
+}  // namespace
+
+void remove_temporary_files() noexcept {
+  for (auto& s : temp_slots) {
+    int expected = 2;
+    if (s.state.compare_exchange_strong(expected, 1)) ::unlink(s.path);
+  }
+}
+
 struct FileWriter::Impl {
   std::string path, tmp, dir;
   WriteOptions opt;
   Handle file;
+  int slot = -1;  // in temp_slots while the temporary exists
   bool committed = false;
   bool failed = false;
   std::string failure;
@@ -136,6 +176,7 @@ FileWriter::FileWriter(const std::string& path, WriteOptions opt) : impl_(std::m
     const int fd = ::open(w.tmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
     if (fd >= 0) {
       ::close(fd);
+      w.slot = register_temporary(w.tmp);
       break;
     }
     const int e = errno;
@@ -146,6 +187,7 @@ FileWriter::FileWriter(const std::string& path, WriteOptions opt) : impl_(std::m
   w.file = Handle(H5Fcreate(w.tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
   if (!w.file) {
     const std::string msg = message(path, "", "cannot create the temporary file '" + w.tmp + "'", true);
+    unregister_temporary(w.slot);
     ::unlink(w.tmp.c_str());
     throw IoError(msg);
   }
@@ -155,6 +197,7 @@ FileWriter::~FileWriter() {
   if (!impl_) return;
   Silence quiet;
   impl_->file.reset();
+  unregister_temporary(impl_->slot);
   if (!impl_->committed && !impl_->tmp.empty()) ::unlink(impl_->tmp.c_str());
 }
 
@@ -271,6 +314,7 @@ void FileWriter::commit() {
           fail(w.path, "", "cannot rename the temporary file into place: " + errno_text(errno));
       }
     }
+    unregister_temporary(w.slot);  // gone: renamed, or unlinked after link()
     fsync_path(w.dir, true);
     w.committed = true;
     w.tmp.clear();

@@ -58,6 +58,11 @@ class FileWriter {
   std::unique_ptr<Impl> impl_;
 };
 
+// Removes the temporary file of every FileWriter neither committed nor
+// destroyed yet. Async-signal-safe (it only calls unlink(2)): for a handler of
+// SIGINT/SIGTERM that then ends the process, as the dla tool installs.
+void remove_temporary_files() noexcept;
+
 // One-dataset convenience: FileWriter(path, opt).write_matrix(dataset, m); commit().
 template <class T>
 void write_matrix(const std::string& path, const std::string& dataset,
