@@ -1,8 +1,11 @@
 #include "cli_util.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 namespace dla::app {
 
@@ -80,6 +83,27 @@ double relative_residual(const Matrix<T>& A, const Matrix<T>& X, const Matrix<T>
   const double an = a.stableNorm(), xn = x.stableNorm();
   return an > 0 && xn > 0 ? r / an / xn : r;
 }
+template <class T>
+void require_symmetric(const Matrix<T>& A, const std::string& what) {
+  const index_t n = A.rows();
+  double amax = 0;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < n; ++i) amax = std::max(amax, double(std::abs(A(i, j))));
+  const double tol = double(n) * double(std::numeric_limits<T>::epsilon()) * amax;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j + 1; i < n; ++i) {
+      const double lo = double(A(i, j)), up = double(A(j, i));
+      if (std::abs(lo - up) <= tol) continue;  // false for NaN
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "A(%lld,%lld) = %.9g but A(%lld,%lld) = %.9g (tolerance n eps max|A| = %.3g)",
+                    (long long)i, (long long)j, lo, (long long)j, (long long)i, up, tol);
+      throw InvalidArgument(what + " is not symmetric: " + buf + "; --method cholesky reads only the "
+                            "lower triangle, so it would solve a different system: use --method lu or auto");
+    }
+}
+template void require_symmetric<float>(const Matrix<float>&, const std::string&);
+template void require_symmetric<double>(const Matrix<double>&, const std::string&);
+
 template double relative_residual<float>(const Matrix<float>&, const Matrix<float>&, const Matrix<float>&);
 template double relative_residual<double>(const Matrix<double>&, const Matrix<double>&, const Matrix<double>&);
 

@@ -51,6 +51,16 @@ class Stopwatch {
 template <class T>
 double relative_residual(const Matrix<T>& A, const Matrix<T>& X, const Matrix<T>& B);
 
+// For --method cholesky, which reads only the lower triangle: throws
+// InvalidArgument unless A is symmetric within rounding, |A(i,j) - A(j,i)| <=
+// n eps max|A| (eps of T; the size of Cholesky's own backward error), naming
+// `what` (file:dataset, and the batch member) and the first pair that differs.
+// A non-finite entry in either triangle counts as a difference. Without it a
+// non-symmetric A would be solved as the symmetric matrix its lower triangle
+// describes: a different system, and no error.
+template <class T>
+void require_symmetric(const Matrix<T>& A, const std::string& what);
+
 // Adds the options shared by the commands that choose where and how to run.
 void add_device_option(CLI::App* cmd, std::string& device);
 void add_precision_option(CLI::App* cmd, std::string& precision);

@@ -44,6 +44,7 @@ void run(const FactorArgs& f, const Context& ctx, Precision p) {
     if (A.rows() != A.cols())
       throw DimensionMismatch(f.input + ":" + f.a + " is " + std::to_string(A.rows()) + "x" +
                               std::to_string(A.cols()) + ": Cholesky needs a square matrix");
+    require_symmetric(A, f.input + ":" + f.a);
     const Cholesky<T> c = cholesky_factor(ctx, A, Uplo::Lower);
     out.write_matrix("L", c.factor);
     written = "L";

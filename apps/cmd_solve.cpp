@@ -91,9 +91,11 @@ void run_single(const SolveArgs& a, const io::DatasetInfo& ai, const Context& ct
     throw DimensionMismatch(a.input + ": " + a.b + " has " + std::to_string(B.rows()) +
                             " rows but " + a.a + " is " + std::to_string(A.rows()) + "x" +
                             std::to_string(A.cols()));
+  const Method requested = parse_method(a.method);
+  if (requested == Method::Cholesky) require_symmetric(A, a.input + ":" + a.a);
   Matrix<T> X;
   Stopwatch sw;
-  const Method used = solve_one(ctx, parse_method(a.method), A, B, X);
+  const Method used = solve_one(ctx, requested, A, B, X);
   const double secs = sw.seconds();
   const double res = relative_residual(A, X, B);
   if (!std::isfinite(res))
@@ -121,6 +123,10 @@ void run_batch(const SolveArgs& a, const io::DatasetInfo& ai, const Context& ctx
     throw DimensionMismatch(a.input + ": " + a.b + " " + shape_string(find_dataset(a.input, a.b).shape) +
                             " does not match the batch " + a.a + " " + shape_string(ai.shape));
   Method m = parse_method(a.method);
+  if (m == Method::Cholesky)
+    for (index_t i = 0; i < A.count(); ++i)
+      require_symmetric<T>(Matrix<T>(A[i]), a.input + ":" + a.a + " matrix " + std::to_string(i) +
+                                                 " of " + std::to_string(A.count()));
   if (m == Method::Auto) {
     bool spd = true;
     for (index_t i = 0; i < A.count() && spd; ++i)

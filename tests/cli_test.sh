@@ -98,9 +98,36 @@ expect 2 "input" "output is the input" -- "$DLA" solve s.h5 -o s.h5 --force
 expect 0 "" "gen singular" -- "$DLA" gen sing.h5 --n 10 --kind singular
 expect 3 "singular|zero" "singular matrix exit 3" -- "$DLA" solve sing.h5 -o e3.h5 --method lu
 no_file e3.h5 "singular"
-expect 0 "" "gen not spd" -- "$DLA" gen nspd.h5 --n 10 --kind random
-expect 3 "positive definite" "cholesky of non-SPD exit 3" -- "$DLA" solve nspd.h5 -o e4.h5 --method cholesky
+# Symmetric, not positive definite (the leading minor of order 2 is -8): exit 3, the minor named.
+"$PY" -c "import h5py,numpy as np; f=h5py.File('nspd.h5','w'); f['A']=np.array([[4,2,0],[2,-1,1],[0,1,3]],np.float32); f['b']=np.ones(3,np.float32)"
+expect 3 "minor of order 2 .*not positive definite" "cholesky of symmetric non-SPD exit 3" -- "$DLA" solve nspd.h5 -o e4.h5 --method cholesky
 no_file e4.h5 "non-SPD"
+expect 3 "positive definite" "factor cholesky of non-SPD exit 3" -- "$DLA" factor nspd.h5 -o e4f.h5 --method cholesky
+no_file e4f.h5 "factor non-SPD"
+# --method cholesky reads only the lower triangle: a non-symmetric A is refused
+# (exit 2, the first differing pair named), not solved as the symmetric matrix
+# its lower triangle describes (a different system, exit 0, before). Single,
+# factor, a batch member, NaN above the diagonal; a difference within rounding
+# (n eps max|A|) is accepted.
+"$PY" -c "
+import h5py, numpy as np
+f = h5py.File('nsym.h5', 'w')
+f['A'] = np.array([[4, 3, 0], [1, 4, 0], [0, 0, 4]], np.float32); f['b'] = np.ones(3, np.float32)
+S = np.array([[4, 1, 0], [1, 4, 1], [0, 1, 4]], np.float32)
+f['Ab'] = np.stack([S, S.T + np.float32(0.5) * np.eye(3, k=1, dtype=np.float32)]); f['bb'] = np.ones((2, 3), np.float32)
+N = S.copy(); N[0, 2] = np.nan; f['An'] = N
+R = S.copy(); R[0, 1] = np.nextafter(R[1, 0], np.float32(2)); f['Ar'] = R
+"
+expect 2 "nsym.h5:A is not symmetric: A\(1,0\) = 1 but A\(0,1\) = 3" "cholesky of non-symmetric A refused" -- "$DLA" solve nsym.h5 -o ns_x1.h5 --method cholesky
+no_file ns_x1.h5 "non-symmetric"
+expect 2 "not symmetric" "factor cholesky of non-symmetric A refused" -- "$DLA" factor nsym.h5 -o ns_f1.h5 --method cholesky
+no_file ns_f1.h5 "factor non-symmetric"
+expect 2 "Ab matrix 1 of 2 is not symmetric" "batch member non-symmetric refused" -- "$DLA" solve nsym.h5 -A Ab -b bb -o ns_x2.h5 --method cholesky
+no_file ns_x2.h5 "batch non-symmetric"
+expect 2 "not symmetric: A\(2,0\) = 0 but A\(0,2\) = nan" "NaN above the diagonal refused" -- "$DLA" solve nsym.h5 -A An -o ns_x3.h5 --method cholesky
+no_file ns_x3.h5 "NaN above the diagonal"
+expect 0 "method +cholesky" "asymmetry within rounding accepted" -- "$DLA" solve nsym.h5 -A Ar -o ns_x4.h5 --method cholesky
+expect 0 "method +lu" "non-symmetric A: auto takes LU" -- "$DLA" solve nsym.h5 -o ns_x5.h5
 "$PY" -c "import h5py,numpy as np; f=h5py.File('rect.h5','w'); f['A']=np.ones((3,4),np.float32); f['b']=np.ones(3,np.float32); f['c']=np.ones((2,2),np.complex64); f['b5']=np.ones(5,np.float32)"
 expect 2 "3x4.*square" "non-square A" -- "$DLA" solve rect.h5 -o e5.h5
 no_file e5.h5 "non-square"
