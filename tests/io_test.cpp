@@ -2,14 +2,31 @@
 // attributes, gzip), overwrite rules and transactional writes.
 #include <gtest/gtest.h>
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
 #include "io_test_util.hpp"
 #include "test_util.hpp"
+
+// Fault injection for IoWrite.FailedFsyncLeavesNothing: this definition of
+// fsync(2) takes the place of libc's in the test binary (the executable's
+// symbol is found first); it fails with EIO while the flag is set.
+namespace {
+bool g_fail_fsync = false;
+}
+extern "C" int fsync(int fd) {
+  if (g_fail_fsync) {
+    errno = EIO;
+    return -1;
+  }
+  return int(::syscall(SYS_fsync, fd));
+}
 
 namespace {
 
@@ -293,6 +310,33 @@ TEST(IoWrite, TargetCreatedMeanwhileIsKept) {
   std::string content;
   std::getline(in, content);
   EXPECT_EQ(content, "someone else's file");
+}
+
+TEST(IoWrite, FailedFsyncLeavesNothing) {
+  // A file system that reports a lost write only at fsync (NFS, quotas): the
+  // commit fails naming it, the temporary is removed, and an existing target
+  // is kept byte for byte (it used to be replaced by the unsynced file).
+  const fs::path dir = fresh_dir("fsync");
+  const std::string file = (dir / "out.h5").string();
+  {
+    dla::io::FileWriter w(file);
+    w.write_matrix<double>("A", random_matrix<double>(3, 3, 1));
+    g_fail_fsync = true;
+    expect_io_error([&] { w.commit(); }, {file, "fsync", std::strerror(EIO)});
+    g_fail_fsync = false;
+  }
+  EXPECT_TRUE(files_in(dir).empty());
+  const Mat<double> keep = random_matrix<double>(2, 2, 9);
+  dla::io::write_matrix<double>(file, "keep", keep);
+  {
+    dla::io::FileWriter w(file, {.force = true});
+    w.write_matrix<double>("new", random_matrix<double>(30, 30, 1));
+    g_fail_fsync = true;
+    EXPECT_THROW(w.commit(), dla::IoError);
+    g_fail_fsync = false;
+  }
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"out.h5"});
+  EXPECT_TRUE(dla::io::read_matrix<double>(file, "keep") == keep);
 }
 
 TEST(IoWrite, LongFileNameNearTheLimit) {

@@ -134,12 +134,16 @@ struct FileWriter::Impl {
 namespace {
 std::string errno_text(int e) { return std::strerror(e); }
 
-void fsync_path(const std::string& p, bool dir) {
+// fsync(2) of a file or folder: 0, or the errno of a failed fsync. EINVAL and
+// ENOTSUP (a file system that cannot sync) count as success; a folder that
+// cannot be opened is skipped.
+int fsync_path(const std::string& p, bool dir) {
   const int fd = ::open(p.c_str(), (dir ? O_DIRECTORY : 0) | O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    (void)::fsync(fd);
-    ::close(fd);
-  }
+  if (fd < 0) return 0;
+  int e = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  if (e == EINVAL || e == ENOTSUP || e == EOPNOTSUPP) e = 0;
+  return e;
 }
 }  // namespace
 
@@ -296,7 +300,10 @@ void FileWriter::commit() {
   w.check_usable("");
   w.guarded("", [&] {
     if (!w.file.close()) fail(w.path, "", "closing the temporary file '" + w.tmp + "' failed", true);
-    fsync_path(w.tmp, false);
+    // Network and quota file systems may report a failed write only here:
+    // the temporary is then incomplete and must not replace anything.
+    if (const int e = fsync_path(w.tmp, false))
+      fail(w.path, "", "writing the temporary file '" + w.tmp + "' failed at fsync: " + errno_text(e));
     if (w.opt.force) {
       if (::rename(w.tmp.c_str(), w.path.c_str()) != 0)
         fail(w.path, "", "cannot rename the temporary file into place: " + errno_text(errno));
@@ -315,7 +322,7 @@ void FileWriter::commit() {
       }
     }
     unregister_temporary(w.slot);  // gone: renamed, or unlinked after link()
-    fsync_path(w.dir, true);
+    (void)fsync_path(w.dir, true);  // the file is in place; a failure here cannot be undone
     w.committed = true;
     w.tmp.clear();
   });
