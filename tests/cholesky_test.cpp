@@ -167,6 +167,14 @@ TEST(CholeskyHost, BadInput) {
   const auto c = dla::cholesky_factor<double>(ctx, random_spd(6, 4));
   EXPECT_THROW(dla::cholesky_solve<double>(ctx, c, dla::Matrix<double>(5, 2)),
                dla::DimensionMismatch);
+  dla::Matrix<double> B = dla::Matrix<double>::Ones(6, 2);
+  B(3, 1) = -std::numeric_limits<double>::infinity();  // X would be NaN, silently
+  try {
+    dla::cholesky_solve<double>(ctx, c, B);
+    ADD_FAILURE() << "Inf in B accepted";
+  } catch (const dla::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("cholesky_solve: B(3, 1)"), std::string::npos) << e.what();
+  }
 }
 
 // The look-ahead's SM share for its bulk update (potrf_blocking.cpp): a

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "dla/core/context.hpp"
@@ -199,6 +202,36 @@ TEST(LuHost, RejectsNonFiniteInput) {
   D(1, 0) = std::numeric_limits<double>::infinity();
   EXPECT_THROW(lu_factor(ctx, D), InvalidArgument);
   EXPECT_THROW(solve(ctx, D, Matrix<double>(random_matrix<double>(4, 1, 3))), InvalidArgument);
+}
+
+// NaN/Inf in B (which used to come back as NaN in X, silently) and a
+// caller-built ipiv with rows out of range (which used to be swapped with
+// memory outside X): InvalidArgument naming the entry, on every path.
+TEST(LuHost, RejectsNonFiniteRhsAndBadPivots) {
+  const Context ctx = Context::host();
+  const Matrix<double> A = random_matrix<double>(5, 5, 1);
+  Matrix<double> B = random_matrix<double>(5, 3, 2);
+  B(4, 1) = std::numeric_limits<double>::infinity();
+  const LU<double> lu = lu_factor(ctx, A);
+  auto expect_names = [](const std::function<void()>& f, const std::string& piece) {
+    try {
+      f();
+      ADD_FAILURE() << "no throw, expected one naming " << piece;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(piece), std::string::npos) << e.what();
+    }
+  };
+  expect_names([&] { lu_solve(ctx, lu, B); }, "lu_solve: B(4, 1) (0-based row, column) is infinite");
+  for (Method m : {Method::LU, Method::Cholesky, Method::Auto})
+    expect_names([&] { solve(ctx, A, B, m); }, "solve: B(4, 1)");
+  B(4, 1) = std::numeric_limits<double>::quiet_NaN();
+  expect_names([&] { lu_solve(ctx, lu, B, Op::T); }, "is NaN");
+  B(4, 1) = 1.0;
+  for (std::int32_t bad : {0, 6, -3}) {
+    LU<double> broken = lu;
+    broken.ipiv[2] = bad;
+    expect_names([&] { lu_solve(ctx, broken, B); }, "ipiv[2] (0-based) is " + std::to_string(bad));
+  }
 }
 
 TEST(LuHost, ShapeErrors) {

@@ -12,6 +12,7 @@
 #include "dla/core/device_matrix.hpp"
 #include "dla/core/error.hpp"
 #include "dla/solvers/cholesky_cuda.hpp"
+#include "finite_check.hpp"
 
 namespace dla {
 namespace {
@@ -125,6 +126,7 @@ Matrix<T> cholesky_solve(const Context& ctx, const Cholesky<T>& chol, const Matr
     throw DimensionMismatch("cholesky_solve: B is " + std::to_string(B.rows()) + "x" +
                             std::to_string(B.cols()) + " but A is " + std::to_string(n) + "x" +
                             std::to_string(n) + " (need B rows == " + std::to_string(n) + ")");
+  detail::require_finite(B, "cholesky_solve", "B");
   Matrix<T> X = B;
   if (X.size() == 0) return X;
   if (!ctx.is_cuda()) {

@@ -10,19 +10,10 @@
 #include "dla/core/device_matrix.hpp"
 #include "dla/core/error.hpp"
 #include "dla/solvers/lu_cuda.hpp"
+#include "finite_check.hpp"
 
 namespace dla {
 namespace {
-
-template <class T>
-void check_finite(const Matrix<T>& A, const char* routine) {
-  for (index_t j = 0; j < A.cols(); ++j)
-    for (index_t i = 0; i < A.rows(); ++i)
-      if (!std::isfinite(A(i, j)))
-        throw InvalidArgument(std::string(routine) + ": A(" + std::to_string(i) + ", " +
-                              std::to_string(j) + ") (0-based row, column) is " +
-                              (std::isnan(A(i, j)) ? "NaN" : "infinite"));
-}
 
 template <class T>
 index_t first_zero_pivot(const Matrix<T>& F) {
@@ -179,7 +170,7 @@ void device_getrs(const Context& ctx, const LU<T>& lu, Matrix<T>& X, Op op) {
 
 template <class T>
 LU<T> lu_factor(const Context& ctx, const Matrix<T>& A) {
-  check_finite(A, "lu_factor");
+  detail::require_finite(A, "lu_factor", "A");
   LU<T> lu;
   lu.factors = A;
   lu.backend = ctx.backend();
@@ -205,6 +196,12 @@ Matrix<T> lu_solve(const Context& ctx, const LU<T>& lu, const Matrix<T>& B, Op o
   if (index_t(lu.ipiv.size()) != n)
     throw InvalidArgument("lu_solve: ipiv has " + std::to_string(lu.ipiv.size()) +
                           " entries, expected " + std::to_string(n));
+  for (index_t i = 0; i < n; ++i)  // a caller-built ipiv: rows out of range would be swapped
+    if (lu.ipiv[std::size_t(i)] < 1 || lu.ipiv[std::size_t(i)] > n)
+      throw InvalidArgument("lu_solve: ipiv[" + std::to_string(i) + "] (0-based) is " +
+                            std::to_string(lu.ipiv[std::size_t(i)]) + ", not a row 1.." +
+                            std::to_string(n) + " (LAPACK's 1-based pivots)");
+  detail::require_finite(B, "lu_solve", "B");
   if (lu.info > 0)
     throw SingularMatrix(lu.info, "lu_solve: the matrix is singular: U(" +
                                       std::to_string(lu.info) + ", " + std::to_string(lu.info) +

@@ -6,6 +6,7 @@
 #include "dla/core/error.hpp"
 #include "dla/solvers/lu.hpp"
 #include "dla/solvers/cholesky.hpp"
+#include "finite_check.hpp"
 
 namespace dla {
 namespace {
@@ -43,6 +44,7 @@ Matrix<T> solve(const Context& ctx, const Matrix<T>& A, const Matrix<T>& B, Meth
   if (B.rows() != A.rows())
     throw DimensionMismatch("solve: B has " + std::to_string(B.rows()) + " rows, A is " +
                             std::to_string(A.rows()) + "x" + std::to_string(A.cols()));
+  detail::require_finite(B, "solve", "B");  // before the factorization, not after it
   switch (method) {
     case Method::LU: return solve_lu(ctx, A, B);
     case Method::Cholesky: return solve_cholesky(ctx, A, B);

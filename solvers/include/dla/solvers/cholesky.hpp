@@ -8,7 +8,7 @@
 // (minor() = order of the first leading minor that is not positive definite,
 // also named in the message) when A is not positive definite.
 // cholesky_solve: X with A X = B from a factorization; DimensionMismatch when
-// B's row count differs from the order of A.
+// B's row count differs from the order of A, InvalidArgument for NaN/Inf in B.
 // Both run on the Context's backend (Host: Eigen; Cuda: dla::cuda::s/dpotrf,
 // s/dpotrs, staging host matrices through the device).
 #include "dla/core/context.hpp"

@@ -24,7 +24,8 @@ template <class T>
 LU<T> lu_factor(const Context& ctx, const Matrix<T>& A);
 
 // Solves op(A) X = B with the factors. Throws SingularMatrix(info) when
-// info > 0, InvalidArgument when the factored A is not square,
+// info > 0, InvalidArgument when the factored A is not square, an ipiv entry
+// is not a row 1..n, or B holds NaN/Inf (the first bad (row, col) named),
 // DimensionMismatch when B's rows differ from n.
 template <class T>
 Matrix<T> lu_solve(const Context& ctx, const LU<T>& lu, const Matrix<T>& B, Op op = Op::N);

@@ -10,7 +10,8 @@ namespace dla {
 // Method::Cholesky: cholesky_factor(Lower) + cholesky_solve (NotPositiveDefinite).
 // Method::Auto: Cholesky when A is exactly symmetric with a positive diagonal,
 // falling back to LU when it is not positive definite; LU otherwise.
-// A must be square (InvalidArgument), B must have A's rows (DimensionMismatch).
+// A must be square (InvalidArgument), B must have A's rows (DimensionMismatch)
+// and be finite (InvalidArgument naming the first NaN/Inf, before any work).
 template <class T>
 Matrix<T> solve(const Context& ctx, const Matrix<T>& A, const Matrix<T>& B,
                 Method method = Method::LU);
