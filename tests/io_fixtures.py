@@ -85,6 +85,27 @@ def write(d):
     # plugin: without it a read must name the filter, not blame corruption.
     with h5py.File(os.path.join(d, "lzf.h5"), "w") as f:
         f.create_dataset("A", data=formula2(40, 30, np.float64), chunks=(8, 8), compression="lzf")
+    # Storage outside the file, which HDF5 reads as zeros when it is missing:
+    # a virtual dataset's sources (vds_src.h5 beside it; gone.h5 does not
+    # exist) and external raw files (absolute names: HDF5 resolves relative
+    # ones against the working folder).
+    vsrc = formula2(3, 4, np.float64)                               # i*100 + j + 0.25
+    with h5py.File(os.path.join(d, "vds_src.h5"), "w") as f:
+        f["A"] = vsrc
+    with h5py.File(os.path.join(d, "vds.h5"), "w") as f:
+        for name, fn, dn in [("V", "vds_src.h5", "A"), ("V_gone_file", "gone.h5", "A"),
+                             ("V_gone_dataset", "vds_src.h5", "nope")]:
+            lay = h5py.VirtualLayout(shape=(3, 4), dtype=np.float64)
+            lay[:] = h5py.VirtualSource(fn, dn, shape=(3, 4))
+            f.create_virtual_dataset(name, lay, fillvalue=0)
+    ext, short = os.path.join(d, "ext.bin"), os.path.join(d, "ext_short.bin")
+    vsrc.tofile(ext)
+    vsrc[:1].tofile(short)                                          # one row of three
+    with h5py.File(os.path.join(d, "ext.h5"), "w") as f:
+        f.create_dataset("E", shape=(3, 4), dtype=np.float64, external=[(ext, 0, 96)])
+        f.create_dataset("E_short", shape=(3, 4), dtype=np.float64, external=[(short, 0, 96)])
+        f.create_dataset("E_gone", shape=(3, 4), dtype=np.float64,
+                         external=[(os.path.join(d, "gone.bin"), 0, 96)])
     with open(os.path.join(d, "rand.txt"), "w") as t:
         for row in r:
             t.write(" ".join("%.17g" % v for v in row) + "\n")

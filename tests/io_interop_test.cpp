@@ -236,6 +236,25 @@ TEST(IoErrors, UnavailableFilterNamed) {
   }
 }
 
+TEST(IoErrors, MissingLinkedStorageIsNotReadAsZeros) {
+  // A virtual dataset whose source file or dataset is gone, and an external
+  // raw file that is truncated: HDF5 reads zeros there without an error, so
+  // the reader refuses them by name. The intact ones read their values.
+  DLA_IO_FIXTURES_OR_FAIL(dir);
+  const Mat<double> want = formula<double>(3, 4, 100, 0.25);
+  const std::string v = (dir / "vds.h5").string(), e = (dir / "ext.h5").string();
+  EXPECT_TRUE(dla::io::read_matrix<double>(v, "V") == want);
+  EXPECT_TRUE(dla::io::read_matrix<double>(e, "E") == want);
+  expect_io_error([&] { dla::io::read_matrix<double>(v, "V_gone_file"); },
+                  {v, "'V_gone_file'", "virtual dataset", "gone.h5", "does not exist"});
+  expect_io_error([&] { dla::io::read_matrix<float>(v, "V_gone_dataset"); },
+                  {v, "'V_gone_dataset'", "virtual dataset", "nope", "no such dataset"});
+  expect_io_error([&] { dla::io::read_matrix<double>(e, "E_short"); },
+                  {e, "'E_short'", "ext_short.bin", "holds 32 bytes", "truncated"});
+  expect_io_error([&] { dla::io::read_matrix<double>(e, "E_gone"); },
+                  {e, "'E_gone'", "gone.bin", "does not exist"});
+}
+
 TEST(IoErrors, LockedFileIsNotCalledCorrupted) {
   // A program with the file open for writing (h5py's File(..., 'a') in a
   // notebook) holds HDF5's exclusive flock on it; a read is refused, and the

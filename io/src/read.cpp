@@ -2,7 +2,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "dla/io/read.hpp"
 #include "h5util.hpp"
@@ -39,6 +44,87 @@ struct Source {
   std::string type;
   index_t count = 0;  // number of elements
 };
+
+// The first of `name` (absolute), prefix/name for each prefix (an environment
+// variable's value, "${ORIGIN}" the file's folder), that exists; "" if none.
+std::string resolve(const std::string& name, const std::vector<std::string>& prefixes,
+                    const std::string& origin) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::path(name).is_absolute()) return fs::exists(name, ec) ? name : "";
+  for (std::string pre : prefixes) {
+    if (const auto at = pre.find("${ORIGIN}"); at != std::string::npos) pre.replace(at, 9, origin);
+    const std::string cand = pre.empty() ? name : (fs::path(pre) / name).string();
+    if (fs::exists(cand, ec)) return cand;
+  }
+  return "";
+}
+
+// Storage outside the dataset that HDF5 reads as fill values (zeros), with no
+// error, when it is missing: the source files and datasets of a virtual
+// dataset, and external raw data files shorter than the data they hold (a
+// missing external file HDF5 does report, but it is named here first).
+// `disk_bytes`: the dataset's size on disk.
+void check_linked_storage(hid_t file, hid_t dcpl, const std::string& path, const std::string& dataset,
+                          index_t disk_bytes) {
+  const std::string origin = std::filesystem::absolute(path).parent_path().string();
+  const char* vds_env = std::getenv("HDF5_VDS_PREFIX");
+  const char* ext_env = std::getenv("HDF5_EXTFILE_PREFIX");
+  if (H5Pget_layout(dcpl) == H5D_VIRTUAL) {
+    size_t count = 0;
+    if (H5Pget_virtual_count(dcpl, &count) < 0) return;
+    for (size_t k = 0; k < count; ++k) {
+      char file_name[4096] = "", ds_name[4096] = "";
+      if (H5Pget_virtual_filename(dcpl, k, file_name, sizeof file_name) < 0 ||
+          H5Pget_virtual_dsetname(dcpl, k, ds_name, sizeof ds_name) < 0)
+        continue;
+      const std::string src(file_name), src_ds(ds_name);
+      const std::string where = "virtual dataset: its source " + src_ds + " in '" + src + "'";
+      Handle other;
+      hid_t src_file = file;
+      if (src != ".") {
+        if (src.find('%') != std::string::npos) continue;  // a printf-style pattern (unlimited mappings)
+        std::vector<std::string> pre{origin, ""};
+        if (vds_env) pre.insert(pre.begin(), vds_env);
+        const std::string found = resolve(src, pre, origin);
+        if (found.empty())
+          fail(path, dataset, where + " is missing: the file does not exist (HDF5 would read zeros in "
+                              "its place)");
+        other = Handle(H5Fopen(found.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        if (!other) fail(path, dataset, where + " cannot be opened", true);
+        src_file = other.get();
+      }
+      if (src_ds.find('%') != std::string::npos) continue;
+      if (H5Lexists(src_file, src_ds.c_str(), H5P_DEFAULT) <= 0 ||
+          H5Oexists_by_name(src_file, src_ds.c_str(), H5P_DEFAULT) <= 0)
+        fail(path, dataset, where + " is missing: no such dataset (HDF5 would read zeros in its place)");
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  const int next = H5Pget_external_count(dcpl);
+  index_t left = disk_bytes;
+  for (int k = 0; k < next && left > 0; ++k) {
+    char name[4096] = "";
+    off_t offset = 0;
+    hsize_t size = 0;
+    if (H5Pget_external(dcpl, unsigned(k), sizeof name, name, &offset, &size) < 0) return;
+    std::vector<std::string> pre{""};  // HDF5 resolves them against the working folder
+    if (ext_env) pre.insert(pre.begin(), ext_env);
+    const std::string found = resolve(name, pre, origin);
+    if (found.empty())
+      fail(path, dataset, "external data file '" + std::string(name) + "' does not exist");
+    const index_t used = size == H5F_UNLIMITED ? left : std::min<index_t>(left, index_t(size));
+    struct stat st {};
+    if (::stat(found.c_str(), &st) == 0 && index_t(st.st_size) < index_t(offset) + used)
+      fail(path, dataset, "external data file '" + found + "' holds " + std::to_string(st.st_size) +
+                              " bytes, the data needs bytes " + std::to_string(offset) + " to " +
+                              std::to_string(index_t(offset) + used) +
+                              ": truncated (HDF5 would read zeros past its end)");
+    left -= used;
+  }
+  H5Eclear2(H5E_DEFAULT);
+}
 
 // Opens `dataset`, checks its rank is one of [min_rank, max_rank], its type is
 // readable into T and its size sane; fills `info`.
@@ -85,6 +171,7 @@ Source open_source(const std::string& path, const std::string& dataset, int min_
     fail(path, dataset, "shape " + shape_string(s.shape) + " needs " + std::to_string(bytes) +
                             " bytes, more than this machine's memory (the file may be corrupted)");
   Handle dcpl(H5Dget_create_plist(s.ds.get()));
+  if (dcpl) check_linked_storage(s.file.get(), dcpl.get(), path, dataset, n * index_t(disk_size));
   if (dcpl && H5Pget_layout(dcpl.get()) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl.get()) == 0) {
     const hsize_t stored = H5Dget_storage_size(s.ds.get());
     struct stat st {};
