@@ -312,6 +312,21 @@ TEST(IoWrite, TargetCreatedMeanwhileIsKept) {
   EXPECT_EQ(content, "someone else's file");
 }
 
+TEST(IoWrite, DanglingSymlinkTargetRefusedUpFront) {
+  // The name is taken by a link to nothing: refused when the writer is made
+  // (it used to fail only at commit, after the work, as "created while
+  // writing"); with force the link itself is replaced by the file.
+  const fs::path dir = fresh_dir("dangling");
+  const std::string file = (dir / "out.h5").string();
+  fs::create_symlink(dir / "nowhere.h5", file);
+  expect_io_error([&] { dla::io::FileWriter w(file); }, {file, "symbolic link", "nowhere.h5", "force"});
+  EXPECT_EQ(files_in(dir), std::vector<std::string>{"out.h5"});
+  const Mat<double> a = random_matrix<double>(3, 3, 1);
+  dla::io::write_matrix<double>(file, "A", a, {.force = true});
+  EXPECT_FALSE(fs::is_symlink(file));
+  EXPECT_TRUE(dla::io::read_matrix<double>(file, "A") == a);
+}
+
 TEST(IoWrite, FailedFsyncLeavesNothing) {
   // A file system that reports a lost write only at fsync (NFS, quotas): the
   // commit fails naming it, the temporary is removed, and an existing target

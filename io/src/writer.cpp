@@ -159,6 +159,13 @@ FileWriter::FileWriter(const std::string& path, WriteOptions opt) : impl_(std::m
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) fail(path, "", "is a folder, not a file");
     if (!opt.force) fail(path, "", "already exists (use force to overwrite it)");
+  } else if (!opt.force && ::lstat(path.c_str(), &st) == 0) {
+    // A dangling symbolic link: the name is taken (commit's link(2) would
+    // fail, after all the work), though stat() finds nothing behind it.
+    std::error_code ec;
+    const std::string to = std::filesystem::read_symlink(path, ec).string();
+    fail(path, "", "already exists as a symbolic link to '" + to +
+                       "', which does not exist (use force to replace the link)");
   }
   const std::filesystem::path p(path);
   w.dir = p.parent_path().string();
