@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <new>
 
 #include "commands.hpp"
 #include "dla/core/config.hpp"
@@ -76,6 +77,10 @@ int main(int argc, char** argv) {
   } catch (const dla::Error& e) {  // InvalidArgument, DimensionMismatch, IoError
     std::fprintf(stderr, "dla: error: %s\n", e.what());
     exit_after_error(kUsageOrInput);
+  } catch (const std::bad_alloc& e) {
+    std::fprintf(stderr, "dla: error: out of host memory (%s): the data and its workspace do not fit "
+                 "in this machine's memory\n", e.what());
+    exit_after_error(kDeviceOrRuntime);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dla: runtime error: %s\n", e.what());
     exit_after_error(kDeviceOrRuntime);

@@ -197,6 +197,10 @@ for sig in TERM INT HUP; do
   if [ "$rc" -ne $((128 + $(kill -l "$sig"))) ]; then bad "SIG$sig: exit $rc, want $((128 + $(kill -l "$sig")))"; fi
   no_file "sig$sig.h5" "interrupted by SIG$sig"
 done
+# More than the address space allows (ulimit -v 2 GB, a 7.2 GB matrix): a
+# clear out-of-memory error, exit 4, no file (it used to say only "std::bad_alloc").
+expect 4 "out of host memory" "gen beyond memory exit 4" -- bash -c 'ulimit -v 2000000; exec "$0" gen big.h5 --n 30000 --precision double' "$DLA"
+no_file big.h5 "beyond memory"
 echo "not hdf5" > junk.h5
 expect 2 "junk.h5" "not an HDF5 file" -- "$DLA" solve junk.h5 -o e8.h5
 no_file e8.h5 "not hdf5"
