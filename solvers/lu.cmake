@@ -2,6 +2,7 @@
 # lu_factor/lu_solve/solve on host matrices.
 list(APPEND solvers_sources
   ${CMAKE_CURRENT_SOURCE_DIR}/src/lu.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/getrf_blocking.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/src/solve.cpp)
 list(APPEND solvers_cuda_sources
   ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/getrf.cu

@@ -295,9 +295,19 @@ TEST(LuHost, SolveEachMethod) {
   EXPECT_DOUBLE_EQ(x(2, 0), -1.0);
 }
 
-TEST(LuHost, BlockSizeHeuristic) {
-  EXPECT_GE(cuda::getrf_block_size(16384, 16384), 32);
-  EXPECT_LE(cuda::getrf_block_size(100, 100), 256);
+// The rule the device LU uses (getrf_blocking.cpp), the same in CUDA and
+// CPU-only builds (the CPU-only build had a different one): 64 up to order
+// 6144, 128 up to 12288, then 256, by min(m, n); DLA_GETRF_NB overrides it.
+TEST(LuHost, BlockSizeRule) {
+  dla::test::ScopedEnv none("DLA_GETRF_NB", "");
+  EXPECT_EQ(cuda::getrf_block_size(100, 100), 64);
+  EXPECT_EQ(cuda::getrf_block_size(4096, 4096), 64);
+  EXPECT_EQ(cuda::getrf_block_size(6144, 20000), 64);
+  EXPECT_EQ(cuda::getrf_block_size(6145, 6145), 128);
+  EXPECT_EQ(cuda::getrf_block_size(20000, 12288), 128);
+  EXPECT_EQ(cuda::getrf_block_size(16384, 16384), 256);
+  dla::test::ScopedEnv nb("DLA_GETRF_NB", "96");
+  EXPECT_EQ(cuda::getrf_block_size(16384, 16384), 96);
 }
 
 }  // namespace

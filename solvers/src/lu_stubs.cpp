@@ -41,10 +41,6 @@ int slaswp(stream_t, index_t, float*, index_t, index_t, index_t, const std::int3
 int dlaswp(stream_t, index_t, double*, index_t, index_t, index_t, const std::int32_t*, bool) {
   not_compiled("dla::cuda::dlaswp");
 }
-index_t getrf_block_size(index_t m, index_t n) {
-  const index_t k = m < n ? m : n;
-  return k <= 1536 ? 64 : k <= 6144 ? 128 : 256;
-}
 GetrfProfile getrf_last_profile() { return {}; }
 
 }  // namespace dla::cuda

@@ -272,21 +272,6 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
 
 }  // namespace
 
-index_t getrf_block_size(index_t m, index_t n) {
-  if (const char* e = std::getenv("DLA_GETRF_NB")) {
-    const long v = std::strtol(e, nullptr, 10);
-    if (v >= 1) return index_t(v);
-  }
-  // H200 sweeps (DLA_GETRF_NB). Session 6, cluster leaf with pushed rows,
-  // swaps inside the leaves: n = 4096: nb 64/128/192/256 = 8.7/9.5/10.5/10.6
-  // ms; n = 8192: 29.7/25.2/26.1/26.6 ms. (2026-11-29, the older leaf:
-  // 4096: 128/256/384 = 16.1/16.9/18.3; 8192: 38.9/41.0/44.2.)
-  const index_t k = m < n ? m : n;
-  if (k <= 6144) return 64;
-  if (k <= 12288) return 128;
-  return 256;
-}
-
 GetrfProfile getrf_last_profile() { return g_last_profile; }
 
 std::size_t sgetrf_buffer_size(index_t m, index_t n) { return buffer_size<float>(m, n); }
