@@ -330,7 +330,7 @@ TEST(IoWrite, DanglingSymlinkTargetRefusedUpFront) {
 TEST(IoWrite, FailedFsyncLeavesNothing) {
   // A file system that reports a lost write only at fsync (NFS, quotas): the
   // commit fails naming it, the temporary is removed, and an existing target
-  // is kept byte for byte (it used to be replaced by the unsynced file).
+  // is kept (it used to be replaced by the unsynced file).
   const fs::path dir = fresh_dir("fsync");
   const std::string file = (dir / "out.h5").string();
   {
