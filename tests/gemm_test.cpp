@@ -281,6 +281,37 @@ TEST(GemmHost, BadViewsThrowInvalidArgument) {
                             0.f, V(C.data(), 0, 2, 1)));
 }
 
+// C sharing memory with A or B (in place, e.g. A = A * B through the Eigen
+// overload): the result of the product of the inputs as they were, as the
+// CUDA backend's staging gives. The host path used to scale C by beta (zero
+// it, for beta 0) before reading A and B, and returned a zero matrix.
+TEST(GemmHost, COverlappingAOrBUsesTheInputs) {
+  const dla::Context host = dla::Context::host();
+  const Mat<double> A0 = dla::test::random_matrix<double>(5, 5, 1);
+  const Mat<double> B0 = dla::test::random_matrix<double>(5, 5, 2);
+  for (double beta : {0.0, 1.0, -0.5}) {
+    Mat<double> A = A0;
+    dla::gemm(host, Op::N, Op::N, 2.0, A, B0, beta, A);  // C is A
+    Mat<double> want = 2.0 * A0 * B0 + beta * A0;
+    EXPECT_LE((A - want).norm(), 1e-13 * want.norm()) << "C = A, beta " << beta;
+    Mat<double> B = B0;
+    dla::gemm(host, Op::T, Op::N, 2.0, A0, B, beta, B);  // C is B
+    want = 2.0 * A0.transpose() * B0 + beta * B0;
+    EXPECT_LE((B - want).norm(), 1e-13 * want.norm()) << "C = B, beta " << beta;
+    A = A0;
+    dla::gemm(host, Op::N, Op::T, 1.0, A, A, beta, A);  // C is A and B
+    want = A0 * A0.transpose() + beta * A0;
+    EXPECT_LE((A - want).norm(), 1e-13 * want.norm()) << "C = A = B, beta " << beta;
+  }
+  // A view of C's memory with an offset (C is a block of the same buffer).
+  std::vector<float> buf = {1, 2, 3, 4, 5, 6, 7, 8, 9};  // 3x3, column-major
+  dla::gemm(host, Op::N, Op::N, 1.f, dla::HostView<const float>(buf.data(), 2, 2, 3),
+            dla::HostView<const float>(buf.data() + 1, 2, 2, 3), 0.f,
+            dla::HostView<float>(buf.data() + 4, 2, 2, 3));
+  // A = [1 4; 2 5], B = [2 5; 3 6]: A B = [14 29; 19 40].
+  EXPECT_EQ(buf, (std::vector<float>{1, 2, 3, 4, 14, 19, 7, 29, 40}));
+}
+
 // The solvers' FP32 product mode: a process-wide setting with a readable name
 // (host code: the same in builds with and without CUDA).
 TEST(GemmMode, SolverSettingRoundTrips) {

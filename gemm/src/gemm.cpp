@@ -1,6 +1,7 @@
 // High-level GEMM: argument checks, then the host (Eigen) or CUDA path.
 #include "dla/gemm/gemm.hpp"
 
+#include <functional>
 #include <string>
 
 #include "dla/core/config.hpp"
@@ -37,9 +38,28 @@ void check_view(const char* name, const V& v) {
                           " (need sizes >= 0 and ld >= max(1, rows))");
 }
 
+// Whether two non-empty views' address ranges [first element, last element] meet.
+template <class T>
+bool overlaps(HostView<const T> X, HostView<const T> Y) {
+  if (X.empty() || Y.empty()) return false;
+  const std::less<const T*> lt;
+  return !lt(X.ptr(X.rows - 1, X.cols - 1), Y.data) && !lt(Y.ptr(Y.rows - 1, Y.cols - 1), X.data);
+}
+
 template <class T>
 void gemm_host(Op opA, Op opB, T alpha, HostView<const T> A, HostView<const T> B, T beta,
                HostView<T> C) {
+  // C sharing memory with A or B (A = A * B in place): C is scaled below
+  // before A and B are read, so multiply copies of them (the CUDA backend's
+  // staging through the device does the same).
+  if (overlaps<T>(C, A)) {
+    const Matrix<T> a = eigen_map(A);
+    return gemm_host<T>(opA, opB, alpha, host_view(a), B, beta, C);
+  }
+  if (overlaps<T>(C, B)) {
+    const Matrix<T> b = eigen_map(B);
+    return gemm_host<T>(opA, opB, alpha, A, host_view(b), beta, C);
+  }
   auto c = eigen_map(C);
   if (C.empty()) return;
   if (beta == T(0)) c.setZero();  // BLAS: beta == 0 never reads C (NaN must not leak)

@@ -2,7 +2,8 @@
 // High-level GEMM: C = alpha * op(A) * op(B) + beta * C on the Context's
 // backend. Host views run on the CUDA backend by staging through the device;
 // device views require the CUDA backend. Shapes that do not fit throw
-// DimensionMismatch naming them.
+// DimensionMismatch naming them. Host views: C may share memory with A or B
+// (A = A * B in place); device views must not overlap, as in BLAS.
 #include <Eigen/Core>
 
 #include "dla/core/context.hpp"
