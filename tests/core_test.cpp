@@ -50,6 +50,24 @@ TEST(CoreViews, EigenMapSeesTheSameElements) {
   EXPECT_EQ(map(2, 1), m(3, 2));
 }
 
+// A Batch whose count x rows x cols does not fit a 64-bit index: refused.
+// The size_t product used to wrap (2^22 x 2^21 x 2^21 = 2^64 -> 0), leaving
+// count() = 4194304 over empty storage that operator[] then wrote past.
+TEST(CoreBatch, SizeOverflowThrowsInvalidArgument) {
+  const dla::index_t big = dla::index_t(1) << 21;
+  EXPECT_THROW(dla::Batch<float>(dla::index_t(1) << 22, big, big), dla::InvalidArgument);
+  EXPECT_THROW(dla::Batch<float>(dla::index_t(1) << 40, dla::index_t(1) << 40, 1),
+               dla::InvalidArgument);
+  EXPECT_THROW(dla::Batch<float>(0, dla::index_t(1) << 40, dla::index_t(1) << 40),
+               dla::InvalidArgument);  // stride() would overflow
+  // Empty batches are fine.
+  dla::Batch<float> none(0, 3, 3), flat(5, 0, 0);
+  EXPECT_EQ(none.count(), 0);
+  EXPECT_EQ(none.stride(), 9);
+  EXPECT_EQ(flat.count(), 5);
+  EXPECT_EQ(flat[4].size(), 0);
+}
+
 TEST(CoreContext, HostBackendAlwaysWorks) {
   dla::Context ctx(dla::Backend::Host);
   EXPECT_EQ(ctx.backend(), dla::Backend::Host);

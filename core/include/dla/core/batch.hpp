@@ -3,6 +3,7 @@
 // after another (matrix b starts at data() + b * rows * cols). The host-side
 // container of batched solvers and of 3-D HDF5 datasets.
 #include <Eigen/Core>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ class Batch {
     if (count < 0 || rows < 0 || cols < 0)
       throw InvalidArgument("Batch: negative dimension (" + std::to_string(count) + " x " +
                             std::to_string(rows) + " x " + std::to_string(cols) + ")");
+    const index_t kMax = std::numeric_limits<index_t>::max();
+    if ((rows > 0 && cols > kMax / rows) || (rows * cols > 0 && count > kMax / (rows * cols)))
+      throw InvalidArgument("Batch: " + std::to_string(count) + " x " + std::to_string(rows) +
+                            " x " + std::to_string(cols) + " elements overflow a 64-bit index");
     data_.resize(std::size_t(count) * std::size_t(rows) * std::size_t(cols));
   }
 
