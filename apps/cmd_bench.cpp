@@ -1,5 +1,6 @@
 // dla bench <suite|all>: each suite's rows next to cuBLAS/cuSOLVER from the
 // same run; exits non-zero if any row's accuracy check fails.
+#include <charconv>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -25,6 +26,19 @@ struct BenchArgs {
   bool quick = false;
   std::string json, csv;
 };
+
+// A size n >= 1 that fits a long long, in decimal. (CLI::PositiveNumber said
+// "Value 0 not in range 0.000000 to 1797...", and CLI11 saturates an integer
+// that is too large instead of refusing it.)
+const CLI::Validator kPositiveSize(
+    [](std::string& s) -> std::string {
+      long long v = 0;
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc() || end != s.data() + s.size() || v < 1)
+        return "'" + s + "' is not a positive integer";
+      return {};
+    },
+    "POSITIVE");
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -34,7 +48,7 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--sizes", args->sizes, "Problem sizes (n) instead of the suite's list")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveSize);
   cmd->add_option("--repeat", args->repeat, "Timed runs per measurement (median reported)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();

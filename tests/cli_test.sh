@@ -208,6 +208,12 @@ if "$DLA" info | grep -q "CUDA devices: 0"; then
   expect 4 "CUDA" "--device cuda without a GPU exit 4" -- "$DLA" solve s.h5 -o e10.h5 --device cuda
   no_file e10.h5 "no GPU"
 fi
+# dla bench --sizes: a size that is not a positive integer is named (exit 2);
+# CLI11's PositiveNumber said "Value 0 not in range 0.000000 to 1797...368.000000"
+# and took 99999999999999999999 as 9223372036854775807.
+for s in 0 -5 abc 1.5 99999999999999999999; do
+  expect 2 "--sizes: '$s' is not a positive integer" "bench --sizes $s" -- "$DLA" bench gemm --sizes "16,$s"
+done
 expect 2 "" "usage error" -- "$DLA" solve
 expect 2 "" "unknown method" -- "$DLA" solve s.h5 -o e9.h5 --method qr
 no_file e9.h5 "unknown method"
