@@ -1,5 +1,6 @@
 // dla bench <suite|all>: each suite's rows next to cuBLAS/cuSOLVER from the
 // same run; exits non-zero if any row's accuracy check fails.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <memory>
@@ -69,6 +70,17 @@ void add_bench_command(CLI::App& app) {
       for (const std::string& v : cuda::sgemm_variants()) std::printf("%s\n", v.c_str());
       return;
     }
+    // Every name some suite picks rows by (suite_gemm.cu, suite_lu.cu,
+    // suite_cholesky.cu): anything else would just run nothing for it.
+    std::vector<std::string> known = cuda::sgemm_variants();
+    for (const char* v : {"dgemm", "sgetrf", "sgesv", "dgetrf", "tf32x3", "native", "all"})
+      known.push_back(v);
+    for (const std::string& v : args->variants)
+      if (std::find(known.begin(), known.end(), v) == known.end()) {
+        std::string names;
+        for (const std::string& k : known) names += " " + k;
+        throw InvalidArgument("bench: unknown variant '" + v + "' (known:" + names + ")");
+      }
     // "solve" is the end-to-end rows: gesv (getrf suite) and posv (potrf suite).
     const std::vector<std::string> wanted =
         args->suite == "solve" ? std::vector<std::string>{"getrf", "potrf"}

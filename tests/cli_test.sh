@@ -214,6 +214,13 @@ fi
 for s in 0 -5 abc 1.5 99999999999999999999; do
   expect 2 "--sizes: '$s' is not a positive integer" "bench --sizes $s" -- "$DLA" bench gemm --sizes "16,$s"
 done
+# dla bench --variants with a name no suite knows: exit 2 naming it, before
+# any device work (it used to be ignored: a typo ran nothing, or only the
+# suite's other rows, and exited 0; without a GPU it was exit 4).
+if "$DLA" info | grep -q "CUDA backend: compiled"; then
+  expect 2 "unknown variant 'nope'" "bench --variants with an unknown name" -- "$DLA" bench gemm --variants auto,nope
+  expect 2 "unknown variant 'sgetrf2'" "bench --variants with an unknown name (getrf)" -- "$DLA" bench getrf --variants sgetrf2
+fi
 expect 2 "" "usage error" -- "$DLA" solve
 expect 2 "" "unknown method" -- "$DLA" solve s.h5 -o e9.h5 --method qr
 no_file e9.h5 "unknown method"
