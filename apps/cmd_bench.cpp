@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
 #include "dla/core/config.hpp"
 #include "dla/core/error.hpp"
 #if DLA_HAVE_CUDA
+#include <unistd.h>
+
 #include "bench/bench.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
 #endif
@@ -81,6 +85,22 @@ void add_bench_command(CLI::App& app) {
         for (const std::string& k : known) names += " " + k;
         throw InvalidArgument("bench: unknown variant '" + v + "' (known:" + names + ")");
       }
+    // The result files are written after the whole run: refuse one that
+    // cannot be created now, not an hour later.
+    for (const auto& [opt_name, path] : {std::pair{"--json", args->json}, std::pair{"--csv", args->csv}}) {
+      if (path.empty()) continue;
+      namespace fs = std::filesystem;
+      std::error_code ec;
+      const fs::path dir = fs::absolute(path, ec).parent_path();
+      if (fs::is_directory(path, ec))
+        throw InvalidArgument(std::string("bench: ") + opt_name + ": '" + path + "' is a directory");
+      if (!fs::is_directory(dir, ec))
+        throw InvalidArgument(std::string("bench: ") + opt_name + ": '" + dir.string() +
+                              "' is not a directory (writing '" + path + "')");
+      if (access(dir.c_str(), W_OK) != 0)
+        throw InvalidArgument(std::string("bench: ") + opt_name + ": cannot create files in '" +
+                              dir.string() + "' (writing '" + path + "')");
+    }
     // "solve" is the end-to-end rows: gesv (getrf suite) and posv (potrf suite).
     const std::vector<std::string> wanted =
         args->suite == "solve" ? std::vector<std::string>{"getrf", "potrf"}

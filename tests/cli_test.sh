@@ -220,6 +220,10 @@ done
 if "$DLA" info | grep -q "CUDA backend: compiled"; then
   expect 2 "unknown variant 'nope'" "bench --variants with an unknown name" -- "$DLA" bench gemm --variants auto,nope
   expect 2 "unknown variant 'sgetrf2'" "bench --variants with an unknown name (getrf)" -- "$DLA" bench getrf --variants sgetrf2
+  # An output that cannot be written is refused before the run (it used to be
+  # found after the whole benchmark; without a GPU, exit 4).
+  expect 2 "--json: .*nodir.* is not a directory" "bench --json in a missing directory" -- "$DLA" bench gemm --json nodir/b.json
+  expect 2 "--csv: .* is a directory" "bench --csv naming a directory" -- "$DLA" bench gemm --csv .
 fi
 expect 2 "" "usage error" -- "$DLA" solve
 expect 2 "" "unknown method" -- "$DLA" solve s.h5 -o e9.h5 --method qr
