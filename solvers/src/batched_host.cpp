@@ -1,9 +1,9 @@
 // Host kernels of the batched solvers (see batched_host.hpp), on Eigen maps.
 #include "batched_host.hpp"
+#include "host_tri_solve.hpp"
 
 #include <Eigen/Core>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 namespace dla::detail {
@@ -59,12 +59,7 @@ void host_getrs(const T* ap, index_t n, index_t lda, const std::int32_t* ipiv, T
     if (p != k) b.row(k).swap(b.row(p));
   }
   a.template triangularView<Eigen::UnitLower>().solveInPlace(b);
-  // Eigen's solve with a matrix right-hand side multiplies by 1/U(i,i), which
-  // overflows when U(i,i) is subnormal; its vector solve divides (LAPACK).
-  if ((a.diagonal().cwiseAbs().array() < std::numeric_limits<T>::min()).any())
-    for (index_t j = 0; j < nrhs; ++j) a.template triangularView<Eigen::Upper>().solveInPlace(b.col(j));
-  else
-    a.template triangularView<Eigen::Upper>().solveInPlace(b);
+  detail::solve_dividing(a.template triangularView<Eigen::Upper>(), a.diagonal(), b);
 }
 
 template <class T>

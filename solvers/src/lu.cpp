@@ -3,7 +3,6 @@
 
 #include <Eigen/LU>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -11,6 +10,7 @@
 #include "dla/core/error.hpp"
 #include "dla/solvers/lu_cuda.hpp"
 #include "finite_check.hpp"
+#include "host_tri_solve.hpp"
 
 namespace dla {
 namespace {
@@ -114,18 +114,6 @@ void device_getrf(const Context& ctx, LU<T>& lu) {
   lu.info = info;
 }
 
-// Solves with the non-unit triangle `tri` of U or U^T. Eigen's solve with a
-// matrix right-hand side multiplies by 1/U(i,i), which overflows when U(i,i)
-// is subnormal; its solve with one vector divides, as LAPACK's trsm does. So
-// with a subnormal pivot, one column at a time.
-template <class T, class Tri>
-void solve_nonunit(const Matrix<T>& F, const Tri& tri, Matrix<T>& X) {
-  if ((F.diagonal().cwiseAbs().array() < std::numeric_limits<T>::min()).any())
-    for (index_t j = 0; j < X.cols(); ++j) tri.solveInPlace(X.col(j));
-  else
-    tri.solveInPlace(X);
-}
-
 template <class T>
 void host_getrs(const LU<T>& lu, Matrix<T>& X, Op op) {
   const Matrix<T>& F = lu.factors;
@@ -136,9 +124,9 @@ void host_getrs(const LU<T>& lu, Matrix<T>& X, Op op) {
       if (p != k) X.row(k).swap(X.row(p));
     }
     F.template triangularView<Eigen::UnitLower>().solveInPlace(X);
-    solve_nonunit(F, F.template triangularView<Eigen::Upper>(), X);
+    detail::solve_dividing(F.template triangularView<Eigen::Upper>(), F.diagonal(), X);
   } else {
-    solve_nonunit(F, F.transpose().template triangularView<Eigen::Lower>(), X);
+    detail::solve_dividing(F.transpose().template triangularView<Eigen::Lower>(), F.diagonal(), X);
     F.transpose().template triangularView<Eigen::UnitUpper>().solveInPlace(X);
     for (index_t k = n - 1; k >= 0; --k) {
       const index_t p = lu.ipiv[std::size_t(k)] - 1;

@@ -2,13 +2,13 @@
 // trsm (CUDA, staging host matrices through DeviceMatrix).
 #include "dla/solvers/trsm.hpp"
 
-#include <limits>
 #include <string>
 #include <type_traits>
 
 #include "dla/core/device_matrix.hpp"
 #include "dla/core/error.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
+#include "host_tri_solve.hpp"
 
 namespace dla {
 namespace {
@@ -18,16 +18,11 @@ template <class T, int Mode, int Flip>
 void host_solve_mode(Side side, Op opA, const Matrix<T>& A, Matrix<T>& B) {
   const auto tri = A.template triangularView<Mode>();
   const auto tri_t = A.transpose().template triangularView<Flip>();
-  // Eigen's solve with a matrix right-hand side multiplies by 1/A(i,i), which
-  // overflows when A(i,i) is subnormal; its vector solve divides, as BLAS trsm
-  // does on the left side. So there, with a subnormal diagonal entry, one
-  // column at a time. (On the right BLAS multiplies by 1/A(j,j) too.)
-  bool by_column = false;
-  if constexpr ((Mode & Eigen::UnitDiag) == 0)
-    by_column = (A.diagonal().cwiseAbs().array() < std::numeric_limits<T>::min()).any();
+  // The left side divides by a subnormal diagonal entry, as BLAS trsm does
+  // (host_tri_solve.hpp); on the right BLAS multiplies by 1/A(j,j) too.
   auto solve_left = [&](const auto& t) {
-    if (!by_column) return t.solveInPlace(B);
-    for (index_t j = 0; j < B.cols(); ++j) t.solveInPlace(B.col(j));
+    if constexpr ((Mode & Eigen::UnitDiag) != 0) t.solveInPlace(B);
+    else detail::solve_dividing(t, A.diagonal(), B);
   };
   if (side == Side::Left) {
     if (opA == Op::N) solve_left(tri);
