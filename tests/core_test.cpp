@@ -160,6 +160,35 @@ TEST(CoreDeviceMatrixGpu, ShapeMismatchAndWorkspace) {
   EXPECT_EQ(copy.stream(), ctx.stream());
 }
 
+// Bad shapes are refused before any device memory is asked for, so this
+// runs in every build, with or without a GPU. Before the check,
+// DeviceMatrix(4, 4, 2) allocated 8 elements and its view claimed 4 x 4 with
+// ld 2 (columns overlapping), and DeviceBuffer(-1) was an empty buffer of
+// size -1.
+TEST(CoreDeviceMatrix, BadShapesThrowInvalidArgument) {
+  using dla::DeviceMatrix;
+  using dla::index_t;
+  const index_t big = index_t(1) << 62;
+  auto refused = [](auto make, const char* what, const char* expect) {
+    try {
+      make();
+      ADD_FAILURE() << what << ": nothing thrown";
+    } catch (const dla::InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << what << ": " << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << what << ": not InvalidArgument: " << e.what();
+    }
+  };
+  refused([] { DeviceMatrix<float>(4, 4, 2); }, "ld < rows", "leading dimension 2");
+  refused([] { DeviceMatrix<float>(4, 4, -3); }, "negative ld", "leading dimension -3");
+  refused([] { DeviceMatrix<float>(-1, 4); }, "negative rows", "-1 x 4");
+  refused([] { DeviceMatrix<double>(4, -2); }, "negative cols", "4 x -2");
+  refused([big] { DeviceMatrix<float>(big, 8); }, "ld * cols overflows", "overflow");
+  refused([big] { DeviceMatrix<double>(big / 4, 2); }, "bytes overflow", "overflow");
+  refused([] { dla::DeviceBuffer<float>(-1); }, "negative count", "-1");
+  refused([big] { dla::DeviceBuffer<double> b(big); }, "count * 8 bytes overflows", "overflow");
+}
+
 TEST(CoreDeviceMatrix, WithoutCudaConstructionThrowsNotCompiled) {
   if (dla::cuda_compiled()) GTEST_SKIP() << "CUDA build: covered by the GPU tests";
   EXPECT_THROW(dla::DeviceMatrix<float>(4, 4), dla::NotCompiled);

@@ -5,7 +5,10 @@
 // throws NotCompiled.
 #include <Eigen/Core>
 #include <cstddef>
+#include <limits>
+#include <string>
 
+#include "dla/core/error.hpp"
 #include "dla/core/matrix_view.hpp"
 #include "dla/core/types.hpp"
 
@@ -19,13 +22,43 @@ void device_free(void* p) noexcept;
 void copy_2d(void* dst, index_t dld, const void* src, index_t sld, index_t rows, index_t cols,
              std::size_t elem, int kind, stream_t stream);
 enum CopyKind { kHostToDevice = 1, kDeviceToHost = 2, kDeviceToDevice = 3 };
+
+// The element count of a device allocation, checked before any memory is
+// asked for: negative, or more bytes than a size_t holds, is InvalidArgument.
+inline index_t checked_count(index_t count, std::size_t elem, const std::string& what) {
+  if (count < 0) throw InvalidArgument(what + ": negative element count " + std::to_string(count));
+  if (std::size_t(count) > std::numeric_limits<std::size_t>::max() / elem)
+    throw InvalidArgument(what + ": " + std::to_string(count) + " elements of " +
+                          std::to_string(elem) + " bytes overflow the address space");
+  return count;
+}
+
+// The leading dimension of a rows x cols device matrix (ld 0: max(rows, 1)),
+// checked: negative sizes, ld < max(rows, 1), and ld * cols elements that
+// overflow are InvalidArgument.
+inline index_t checked_ld(index_t rows, index_t cols, index_t ld, std::size_t elem) {
+  const std::string shape = std::to_string(rows) + " x " + std::to_string(cols);
+  if (rows < 0 || cols < 0) throw InvalidArgument("DeviceMatrix: negative dimension (" + shape + ")");
+  const index_t minld = rows > 0 ? rows : 1;
+  if (ld == 0) ld = minld;
+  if (ld < minld)
+    throw InvalidArgument("DeviceMatrix: leading dimension " + std::to_string(ld) + " < max(rows, 1) = " +
+                          std::to_string(minld) + " for a " + shape + " matrix");
+  if (cols > 0 && ld > std::numeric_limits<index_t>::max() / cols)
+    throw InvalidArgument("DeviceMatrix: " + shape + " with leading dimension " + std::to_string(ld) +
+                          ": ld * cols elements overflow a 64-bit index");
+  checked_count(ld * cols, elem, "DeviceMatrix " + shape);
+  return ld;
+}
 }  // namespace detail
 
 template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  explicit DeviceBuffer(index_t count) : count_(count) {
+  // count < 0, or more bytes than a size_t holds: InvalidArgument.
+  explicit DeviceBuffer(index_t count)
+      : count_(detail::checked_count(count, sizeof(T), "DeviceBuffer")) {
     if (count > 0) ptr_ = static_cast<T*>(detail::device_alloc(sizeof(T) * std::size_t(count)));
   }
   ~DeviceBuffer() { detail::device_free(ptr_); }
@@ -57,9 +90,11 @@ class DeviceMatrix {
   using HostMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
 
   DeviceMatrix() = default;
-  // Uninitialized rows x cols matrix; ld defaults to max(rows, 1).
+  // Uninitialized rows x cols matrix; ld defaults to max(rows, 1). Negative
+  // sizes, ld < max(rows, 1) and sizes that overflow are InvalidArgument,
+  // before any device memory is asked for.
   DeviceMatrix(index_t rows, index_t cols, index_t ld = 0)
-      : rows_(rows), cols_(cols), ld_(ld > 0 ? ld : (rows > 0 ? rows : 1)),
+      : rows_(rows), cols_(cols), ld_(detail::checked_ld(rows, cols, ld, sizeof(T))),
         buf_(ld_ * cols) {}
   // Copies a host matrix (any Eigen column-major expression) to the device.
   template <class Derived>
