@@ -1,6 +1,10 @@
 // dla gemm INPUT.h5 -o OUTPUT.h5: C = alpha * op(A) * op(B) with dla's GEMM.
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -15,8 +19,40 @@ struct GemmArgs {
   double alpha = 1.0;
 };
 
+std::string fmt_g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// alpha as T: NaN/Inf, or a value T cannot hold (float32: |alpha| > FLT_MAX
+// became inf, a nonzero |alpha| below the subnormals became 0), is an error.
+template <class T>
+T alpha_as(double alpha) {
+  const char* name = sizeof(T) == 4 ? "float32" : "float64";
+  if (!std::isfinite(alpha)) throw InvalidArgument("--alpha " + fmt_g(alpha) + " is not a finite number");
+  if (std::abs(alpha) > double(std::numeric_limits<T>::max()))
+    throw InvalidArgument("--alpha " + fmt_g(alpha) + " is out of " + name +
+                          " range; use --precision double");
+  if (alpha != 0 && T(alpha) == T(0))
+    throw InvalidArgument("--alpha " + fmt_g(alpha) + " underflows to 0 in " + name +
+                          "; use --precision double");
+  return T(alpha);
+}
+
+// The first NaN/Inf of M as "file:dataset(i, j) is nan", or "".
+template <class T>
+std::string first_non_finite(const Matrix<T>& M, const std::string& where) {
+  for (index_t j = 0; j < M.cols(); ++j)
+    for (index_t i = 0; i < M.rows(); ++i)
+      if (!std::isfinite(M(i, j)))
+        return where + "(" + std::to_string(i) + ", " + std::to_string(j) + ") is " + fmt_g(double(M(i, j)));
+  return "";
+}
+
 template <class T>
 void run(const GemmArgs& g, const Context& ctx, Precision p) {
+  const T alpha = alpha_as<T>(g.alpha);
   io::FileWriter out(g.output, io::WriteOptions{g.force});
   io::ReadInfo ra, rb;
   const Matrix<T> A = io::read_matrix<T>(g.input, g.a, &ra);
@@ -26,8 +62,16 @@ void run(const GemmArgs& g, const Context& ctx, Precision p) {
   const Op opA = g.transa ? Op::T : Op::N, opB = g.transb ? Op::T : Op::N;
   Matrix<T> C(opA == Op::N ? A.rows() : A.cols(), opB == Op::N ? B.cols() : B.rows());
   Stopwatch sw;
-  gemm(ctx, opA, opB, T(g.alpha), A, B, T(0), C);
+  // NaN/Inf in A or B would give NaN/Inf in C: refused, naming the entry.
+  for (const auto& [M, name] : {std::pair{&A, g.a}, std::pair{&B, g.b}})
+    if (const std::string bad = first_non_finite(*M, g.input + ":" + name); !bad.empty())
+      throw InvalidArgument(bad + ": the product would not be finite");
+  gemm(ctx, opA, opB, alpha, A, B, T(0), C);
   const double secs = sw.seconds();
+  // Finite inputs, non-finite C: the product overflowed T.
+  if (const std::string bad = first_non_finite(C, g.c); !bad.empty())
+    throw Error(bad + ": the " + (sizeof(T) == 4 ? "float32" : "float64") + " product overflowed" +
+                (sizeof(T) == 4 ? "; use --precision double" : ""));
   out.write_matrix(g.c, C);
   out.set_attribute(g.c, "device", describe(ctx));
   out.set_attribute(g.c, "precision", std::string(to_string(p)));

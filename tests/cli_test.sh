@@ -87,6 +87,54 @@ expect 0 "LU, ipiv" "factor lu" -- "$DLA" factor s.h5 -o f.h5 --method lu
 expect 0 "" "factor cholesky" -- "$DLA" factor spd.h5 -o fc.h5 --method cholesky
 expect 0 "CUDA backend" "info" -- "$DLA" info
 
+# --- dla gemm -----------------------------------------------------------------
+# C = alpha op(A) op(B), checked against numpy in float64; the flags transpose.
+"$PY" -c "
+import h5py, numpy as np
+r = np.random.default_rng(4)
+f = h5py.File('g.h5', 'w')
+f['A'] = r.standard_normal((5, 3)).astype(np.float32); f['B'] = r.standard_normal((3, 4)).astype(np.float32)
+f['Bt'] = r.standard_normal((4, 3)).astype(np.float32); f['At'] = r.standard_normal((3, 5)).astype(np.float32)
+f['Ad'] = r.standard_normal((5, 3)); f['B7'] = np.ones((7, 2), np.float32)
+f['Abig'] = np.full((2, 2), 1e30, np.float32); f['An'] = np.array([[1, np.nan], [0, 1]], np.float32)
+"
+check_c() {  # name out expr dtype
+  if "$PY" - "$2" "$3" "$4" >"$W/chk.log" 2>&1 <<'PY'
+import sys, h5py, numpy as np
+out, expr, dtype = sys.argv[1:]
+with h5py.File(out) as f, h5py.File('g.h5') as g:
+    c = f['C']; A, B, At, Bt, Ad = (g[k][...].astype(np.float64) for k in ('A', 'B', 'At', 'Bt', 'Ad'))
+    ref = eval(expr)
+    assert c.dtype == np.dtype(dtype), f"C dtype {c.dtype} != {dtype}"
+    assert c.shape == ref.shape, f"C shape {c.shape} != {ref.shape}"
+    err = np.abs(c[...] - ref).max() / np.abs(ref).max()
+    assert err < (1e-5 if dtype == 'float32' else 1e-13), f"relative error {err}"
+PY
+  then ok "$1"; else bad "$1: $(cat "$W/chk.log")"; fi
+}
+expect 0 "C = 1 \* opN\(A\) \* opN\(B\)" "gemm" -- "$DLA" gemm g.h5 -o gc1.h5 --device host
+check_c "gemm C = A B" gc1.h5 "A @ B" float32
+expect 0 "" "gemm --transa --transb --alpha" -- "$DLA" gemm g.h5 -A At -B Bt --transa --transb --alpha -2.5 -o gc2.h5
+check_c "gemm C = -2.5 At^T Bt^T" gc2.h5 "-2.5 * At.T @ Bt.T" float32
+expect 0 "" "gemm double" -- "$DLA" gemm g.h5 -A Ad -o gc3.h5
+check_c "gemm double" gc3.h5 "Ad @ B" float64
+expect 2 "" "gemm inner dimensions differ" -- "$DLA" gemm g.h5 -B B7 -o ge1.h5
+no_file ge1.h5 "gemm inner dimensions"
+# A float32 product that overflows, an alpha float32 cannot hold (1e300 was
+# inf, 1e-50 was 0: C silently all-inf or all-zero, exit 0) and a NaN input:
+# exit 2 naming the cause, no file.
+expect 2 "C\(0, 0\) is inf: the float32 product overflowed.*--precision double" "gemm float32 overflow refused" -- "$DLA" gemm g.h5 -A Abig -B Abig -o ge2.h5
+no_file ge2.h5 "gemm overflow"
+expect 0 "" "gemm overflow in double is fine" -- "$DLA" gemm g.h5 -A Abig -B Abig -o gc4.h5 --precision double
+expect 2 "--alpha 1e\+300 is out of float32 range" "gemm alpha overflowing float32" -- "$DLA" gemm g.h5 --alpha 1e300 -o ge3.h5
+no_file ge3.h5 "gemm alpha overflow"
+expect 2 "--alpha 1e-50 underflows to 0 in float32" "gemm alpha underflowing float32" -- "$DLA" gemm g.h5 --alpha 1e-50 -o ge4.h5
+no_file ge4.h5 "gemm alpha underflow"
+expect 2 "--alpha" "gemm alpha nan" -- "$DLA" gemm g.h5 --alpha nan -o ge5.h5
+no_file ge5.h5 "gemm alpha nan"
+expect 2 "g.h5:An\(0, 1\) is nan" "gemm NaN input refused" -- "$DLA" gemm g.h5 -A An -B An -o ge6.h5
+no_file ge6.h5 "gemm NaN input"
+
 # --- errors: exit code, message, no output file -------------------------------
 expect 2 "nothing.h5" "missing input file" -- "$DLA" solve nothing.h5 -o e1.h5
 no_file e1.h5 "missing input"
