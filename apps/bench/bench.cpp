@@ -2,9 +2,14 @@
 
 #include <cuda_runtime.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <sstream>
 
 #include "dla/core/cuda_check.hpp"
 #include "dla/core/error.hpp"
@@ -59,6 +64,46 @@ std::string num(double v, const char* fmt) {
   return b;
 }
 std::string json_num(double v) { return std::isfinite(v) ? num(v, "%.6g") : "null"; }
+// A CSV field (RFC 4180): quoted when it holds a quote, comma or line break,
+// its quotes doubled.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of("\",\r\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"') o += '"';
+    o += c;
+  }
+  return o + "\"";
+}
+
+// Writes `text` to `path` whole or not at all: a regular file (or a new one)
+// through a temporary beside it, checked, then renamed over it; anything
+// else (a device, a pipe) in place, checked. A failed write (a full disk,
+// a quota) is an IoError naming the path, and leaves no partial file.
+void write_text(const std::string& path, const std::string& text, const char* what) {
+  auto fail = [&](const std::string& why) {
+    return IoError("bench: cannot write " + std::string(what) + " results to '" + path + "': " + why);
+  };
+  struct stat st {};
+  const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  const std::string tmp = special ? path : path + ".tmp" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) throw fail(std::strerror(errno));
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !closed) {
+    const int e = !wrote ? err : errno;
+    if (!special) std::remove(tmp.c_str());
+    throw fail(std::strerror(e));
+  }
+  if (!special && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp.c_str());
+    throw fail(std::strerror(e));
+  }
+}
+
 std::string json_str(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
@@ -84,8 +129,7 @@ void Report::print_table() const {
 }
 
 void Report::write_json(const std::string& path) const {
-  std::ofstream f(path);
-  if (!f) throw IoError("bench: cannot write JSON results to '" + path + "'");
+  std::ostringstream f;
   f << "[\n";
   for (size_t i = 0; i < rows_.size(); ++i) {
     const Row& r = rows_[i];
@@ -99,17 +143,19 @@ void Report::write_json(const std::string& path) const {
       << ", \"note\": " << json_str(r.note) << "}" << (i + 1 < rows_.size() ? "," : "") << "\n";
   }
   f << "]\n";
+  write_text(path, f.str(), "JSON");
 }
 
 void Report::write_csv(const std::string& path) const {
-  std::ofstream f(path);
-  if (!f) throw IoError("bench: cannot write CSV results to '" + path + "'");
+  std::ostringstream f;
   f << "suite,variant,op,shape,ms,rate,unit,vendor,vendor_ms,vendor_rate,ratio,error,error_limit,ok,note\n";
   for (const Row& r : rows_)
-    f << r.suite << ',' << r.variant << ',' << r.op << ',' << r.shape << ',' << json_num(r.ms) << ','
-      << json_num(r.rate) << ',' << r.unit << ',' << r.vendor << ',' << json_num(r.vendor_ms) << ','
+    f << csv_field(r.suite) << ',' << csv_field(r.variant) << ',' << csv_field(r.op) << ','
+      << csv_field(r.shape) << ',' << json_num(r.ms) << ',' << json_num(r.rate) << ','
+      << csv_field(r.unit) << ',' << csv_field(r.vendor) << ',' << json_num(r.vendor_ms) << ','
       << json_num(r.vendor_rate) << ',' << json_num(r.ratio) << ',' << json_num(r.error) << ','
-      << json_num(r.error_limit) << ',' << (r.ok ? 1 : 0) << ",\"" << r.note << "\"\n";
+      << json_num(r.error_limit) << ',' << (r.ok ? 1 : 0) << ',' << csv_field(r.note) << "\n";
+  write_text(path, f.str(), "CSV");
 }
 
 double time_ms(stream_t stream, int repeat, const std::function<void()>& fn, int warmup) {
