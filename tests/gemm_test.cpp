@@ -274,6 +274,11 @@ TEST(GemmHost, BadViewsThrowInvalidArgument) {
   expect_bad(Op::N, Op::N, CV(A.data(), 4, 3, 4), CV(B.data(), 3, 2, 3), V(C.data(), 4, 2, 3), "C");
   expect_bad(Op::N, Op::N, CV(A.data(), 0, 3, 0), CV(B.data(), 3, 2, 3), V(C.data(), 0, 2, 1), "A");
   expect_bad(Op::N, Op::N, CV(A.data(), -2, 3, 1), CV(B.data(), 3, 2, 3), V(C.data(), -2, 2, 1), "A");
+  // An Op that is neither N nor T (a cast from a bad char) was taken as T.
+  expect_bad(static_cast<Op>('x'), Op::N, CV(A.data(), 3, 4, 3), CV(B.data(), 3, 2, 3),
+             V(C.data(), 4, 2, 4), "opA");
+  expect_bad(Op::N, static_cast<Op>('C'), CV(A.data(), 4, 3, 4), CV(B.data(), 2, 3, 2),
+             V(C.data(), 4, 2, 4), "opB");
   // Larger leading dimensions and empty views with ld 1 are fine.
   EXPECT_NO_THROW(dla::gemm(host, Op::N, Op::N, 1.f, CV(A.data(), 4, 3, 5), CV(B.data(), 3, 2, 4),
                             0.f, V(C.data(), 4, 2, 6)));

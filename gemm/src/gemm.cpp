@@ -14,9 +14,18 @@ namespace {
 
 std::string shape(index_t r, index_t c) { return std::to_string(r) + "x" + std::to_string(c); }
 
-// Checks op(A) (m x k) * op(B) (k x n) against C (m x n).
+// An Op other than N and T (a cast from a bad char) is refused, not taken as T.
+void check_op(const char* name, Op op) {
+  if (op != Op::N && op != Op::T)
+    throw InvalidArgument("gemm: " + std::string(name) + " is not Op::N or Op::T (character code " +
+                          std::to_string(int(static_cast<char>(op))) + ")");
+}
+
+// Checks the ops, then op(A) (m x k) * op(B) (k x n) against C (m x n).
 template <class VA, class VB, class VC>
 void check_shapes(Op opA, Op opB, const VA& A, const VB& B, const VC& C) {
+  check_op("opA", opA);
+  check_op("opB", opB);
   const index_t m = opA == Op::N ? A.rows : A.cols;
   const index_t ka = opA == Op::N ? A.cols : A.rows;
   const index_t kb = opB == Op::N ? B.rows : B.cols;
