@@ -185,6 +185,27 @@ TEST(TrsmHost, AlphaZeroGivesZero) {
   EXPECT_EQ(B.cwiseAbs().maxCoeff(), 0.0f);
 }
 
+// Side, Uplo, Op or Diag values that are none of the named ones (casts from a
+// bad char) are refused naming the argument; the host path took them as the
+// "other" value (Right, Upper, T, NonUnit) and solved a different system.
+TEST(TrsmHost, BadEnumsThrowInvalidArgument) {
+  const dla::Matrix<double> A = dla::Matrix<double>::Identity(3, 3) * 2.0;
+  auto expect_bad = [&](Side s, Uplo u, Op o, Diag d, const char* name) {
+    dla::Matrix<double> B = dla::Matrix<double>::Ones(3, 3);
+    try {
+      dla::triangular_solve<double>(dla::Context::host(), s, u, o, d, 1.0, A, B);
+      ADD_FAILURE() << "no throw for a bad " << name;
+    } catch (const dla::InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(B, dla::Matrix<double>::Ones(3, 3)) << name << ": B written";
+  };
+  expect_bad(static_cast<Side>('x'), Uplo::Lower, Op::N, Diag::NonUnit, "side");
+  expect_bad(Side::Left, static_cast<Uplo>('x'), Op::N, Diag::NonUnit, "uplo");
+  expect_bad(Side::Left, Uplo::Lower, static_cast<Op>('C'), Diag::NonUnit, "opA");
+  expect_bad(Side::Left, Uplo::Lower, Op::N, static_cast<Diag>('x'), "diag");
+}
+
 TEST(TrsmHost, ShapeMismatchThrows) {
   dla::Matrix<double> A = dla::Matrix<double>::Identity(4, 4);
   dla::Matrix<double> B(5, 3);

@@ -54,6 +54,16 @@ void host_solve(Side side, Uplo uplo, Op opA, Diag diag, T alpha, const Matrix<T
 template <class T>
 void triangular_solve(const Context& ctx, Side side, Uplo uplo, Op opA, Diag diag, T alpha,
                       const Matrix<T>& A, Matrix<T>& B) {
+  // Enum values that are none of the named ones (casts from a bad char):
+  // refused here, where the host path would take them as the other value.
+  auto bad_enum = [](const char* name, char v) {
+    return InvalidArgument("triangular_solve: " + std::string(name) +
+                           " is none of its named values (character code " + std::to_string(int(v)) + ")");
+  };
+  if (side != Side::Left && side != Side::Right) throw bad_enum("side", char(side));
+  if (uplo != Uplo::Lower && uplo != Uplo::Upper) throw bad_enum("uplo", char(uplo));
+  if (opA != Op::N && opA != Op::T) throw bad_enum("opA", char(opA));
+  if (diag != Diag::NonUnit && diag != Diag::Unit) throw bad_enum("diag", char(diag));
   if (A.rows() != A.cols())
     throw DimensionMismatch("triangular_solve: A is " + std::to_string(A.rows()) + "x" +
                             std::to_string(A.cols()) + ", must be square");
