@@ -273,6 +273,15 @@ TYPED_TEST(BatchedHost, BadArguments) {
   A[2](1, 3) = T(0.5);
   B[3](4, 0) = std::numeric_limits<T>::infinity();
   EXPECT_THROW(dla::solve_batched(ctx, A, B), dla::InvalidArgument);
+  // A Method value that is none of the named ones (solve() refuses it) was
+  // taken as LU.
+  B[3](4, 0) = T(1);
+  try {
+    dla::solve_batched(ctx, A, B, static_cast<Method>(7));
+    FAIL() << "no throw for an unknown method";
+  } catch (const dla::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("method"), std::string::npos) << e.what();
+  }
   auto empty = dla::lu_factor_batched(ctx, Batch<T>(0, 5, 5));
   EXPECT_TRUE(empty.info.empty());
   auto zero = dla::lu_factor_batched(ctx, Batch<T>(3, 0, 0));

@@ -188,6 +188,9 @@ Batch<T> solve_batched(const Context& ctx, const Batch<T>& A, const Batch<T>& B,
                             " (need the same count and B rows == n)");
   if (B.cols() < 1 && B.count() > 0)
     throw InvalidArgument(std::string(routine) + ": B needs at least one right-hand side");
+  if (method != Method::Auto && method != Method::LU && method != Method::Cholesky)
+    throw InvalidArgument(std::string(routine) + ": unknown method (value " +
+                          std::to_string(int(method)) + ")");
   check_finite(A, routine, "A", method == Method::Cholesky);
   check_finite(B, routine, "B");
   const index_t n = A.rows(), count = A.count(), k = B.cols();
