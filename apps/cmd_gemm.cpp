@@ -61,11 +61,12 @@ void run(const GemmArgs& g, const Context& ctx, Precision p) {
   warn_if_narrowed(rb, g.input, g.b, p);
   const Op opA = g.transa ? Op::T : Op::N, opB = g.transb ? Op::T : Op::N;
   Matrix<T> C(opA == Op::N ? A.rows() : A.cols(), opB == Op::N ? B.cols() : B.rows());
-  Stopwatch sw;
-  // NaN/Inf in A or B would give NaN/Inf in C: refused, naming the entry.
+  // NaN/Inf in A or B would give NaN/Inf in C: refused, naming the entry
+  // (before the timed product).
   for (const auto& [M, name] : {std::pair{&A, g.a}, std::pair{&B, g.b}})
     if (const std::string bad = first_non_finite(*M, g.input + ":" + name); !bad.empty())
       throw InvalidArgument(bad + ": the product would not be finite");
+  Stopwatch sw;
   gemm(ctx, opA, opB, alpha, A, B, T(0), C);
   const double secs = sw.seconds();
   // Finite inputs, non-finite C: the product overflowed T.

@@ -16,7 +16,7 @@ std::string shape(index_t r, index_t c) { return std::to_string(r) + "x" + std::
 
 // An Op other than N and T (a cast from a bad char) is refused, not taken as T.
 void check_op(const char* name, Op op) {
-  if (op != Op::N && op != Op::T)
+  if (!is_valid(op))
     throw InvalidArgument("gemm: " + std::string(name) + " is not Op::N or Op::T (character code " +
                           std::to_string(int(static_cast<char>(op))) + ")");
 }

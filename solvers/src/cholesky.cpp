@@ -56,7 +56,7 @@ void check_input(const Matrix<T>& A, Uplo uplo) {
   if (A.rows() != A.cols())
     throw InvalidArgument("cholesky_factor: A is " + std::to_string(A.rows()) + "x" +
                           std::to_string(A.cols()) + ", must be square");
-  if (uplo != Uplo::Lower && uplo != Uplo::Upper)
+  if (!is_valid(uplo))
     throw InvalidArgument("cholesky_factor: uplo must be Lower or Upper");
   const index_t n = A.rows();
   for (index_t j = 0; j < n; ++j) {

@@ -60,10 +60,10 @@ void triangular_solve(const Context& ctx, Side side, Uplo uplo, Op opA, Diag dia
     return InvalidArgument("triangular_solve: " + std::string(name) +
                            " is none of its named values (character code " + std::to_string(int(v)) + ")");
   };
-  if (side != Side::Left && side != Side::Right) throw bad_enum("side", char(side));
-  if (uplo != Uplo::Lower && uplo != Uplo::Upper) throw bad_enum("uplo", char(uplo));
-  if (opA != Op::N && opA != Op::T) throw bad_enum("opA", char(opA));
-  if (diag != Diag::NonUnit && diag != Diag::Unit) throw bad_enum("diag", char(diag));
+  if (!is_valid(side)) throw bad_enum("side", char(side));
+  if (!is_valid(uplo)) throw bad_enum("uplo", char(uplo));
+  if (!is_valid(opA)) throw bad_enum("opA", char(opA));
+  if (!is_valid(diag)) throw bad_enum("diag", char(diag));
   if (A.rows() != A.cols())
     throw DimensionMismatch("triangular_solve: A is " + std::to_string(A.rows()) + "x" +
                             std::to_string(A.cols()) + ", must be square");

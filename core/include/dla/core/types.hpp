@@ -11,6 +11,14 @@ enum class Uplo : char { Lower = 'L', Upper = 'U' };
 enum class Side : char { Left = 'L', Right = 'R' };
 enum class Diag : char { NonUnit = 'N', Unit = 'U' };
 
+// Whether a value is one of its enum's named ones (not a cast from another
+// char): the entry points refuse the others instead of taking them as the
+// "else" branch.
+constexpr bool is_valid(Op v) { return v == Op::N || v == Op::T; }
+constexpr bool is_valid(Uplo v) { return v == Uplo::Lower || v == Uplo::Upper; }
+constexpr bool is_valid(Side v) { return v == Side::Left || v == Side::Right; }
+constexpr bool is_valid(Diag v) { return v == Diag::NonUnit || v == Diag::Unit; }
+
 // Where work runs. Auto resolves to Cuda when a usable device exists, else Host.
 enum class Backend { Auto, Cuda, Host };
 
