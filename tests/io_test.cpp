@@ -2,14 +2,19 @@
 // attributes, gzip), overwrite rules and transactional writes.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <memory>
 
 #include "io_test_util.hpp"
 #include "test_util.hpp"
@@ -233,6 +238,132 @@ TEST(IoRoundTrip, IntegerVectors) {
   const Mat<double> b = dla::io::read_matrix<double>(file, "big", &info);
   EXPECT_TRUE(info.narrowed);  // int64 into double
   EXPECT_EQ(b(0, 0), std::ldexp(1.0, 40));
+}
+
+// Reads and writes go through a bounded buffer, box by box (plan_blocks,
+// io/src/h5util.hpp). With boxes of a few KB (DLA_IO_BLOCK_BYTES) every path
+// takes many boxes: contiguous and gzip-chunked datasets (boxes never split
+// a chunk), a box of part of one row (a row longer than the budget), single
+// rows and columns, batches by members and by one member's rows, and reads
+// that convert (float64 on disk into float). The values must be those of the
+// one-box transfers, bit for bit, both ways.
+TEST(IoRoundTrip, BlockwiseTransfersAreExact) {
+  struct BlockBytes {
+    explicit BlockBytes(const char* v) { ::setenv("DLA_IO_BLOCK_BYTES", v, 1); }
+    ~BlockBytes() { ::unsetenv("DLA_IO_BLOCK_BYTES"); }
+  };
+  const fs::path dir = fresh_dir("blocks");
+  const std::vector<std::pair<int, int>> shapes = {{1, 1}, {1, 300}, {300, 1}, {37, 53}, {129, 513}, {2000, 300}};
+  const std::vector<std::array<int, 3>> batches = {{1, 300, 200}, {7, 37, 53}, {3, 1, 70}, {40, 100, 100}};
+  for (int gzip : {0, 1}) {
+    SCOPED_TRACE(::testing::Message() << "gzip " << gzip);
+    std::vector<Mat<double>> ms;
+    std::vector<dla::Batch<double>> bs;
+    for (auto [r, c] : shapes) ms.push_back(random_matrix<double>(r, c, 900 + r + c));
+    for (auto [k, r, c] : batches) {
+      dla::Batch<double> b(k, r, c);
+      for (dla::index_t i = 0; i < k; ++i) b[i] = random_matrix<double>(r, c, 950 + i);
+      bs.push_back(std::move(b));
+    }
+    const std::string one = (dir / ("one" + std::to_string(gzip) + ".h5")).string(),
+                      many = (dir / ("many" + std::to_string(gzip) + ".h5")).string();
+    auto write = [&](const std::string& file) {
+      dla::io::FileWriter w(file);
+      for (std::size_t i = 0; i < ms.size(); ++i)
+        w.write_matrix<double>("m" + std::to_string(i), ms[i], {.gzip_level = gzip});
+      for (std::size_t i = 0; i < bs.size(); ++i)
+        w.write_batch<double>("b" + std::to_string(i), bs[i], {.rank = 3, .gzip_level = gzip});
+      w.commit();
+    };
+    write(one);
+    {
+      const BlockBytes tiny("4096");
+      write(many);
+    }
+    for (const char* budget : {"", "4096", "100"}) {
+      SCOPED_TRACE(::testing::Message() << "DLA_IO_BLOCK_BYTES '" << budget << "'");
+      std::unique_ptr<BlockBytes> env;
+      if (*budget) env = std::make_unique<BlockBytes>(budget);
+      for (const std::string& file : {one, many}) {
+        for (std::size_t i = 0; i < ms.size(); ++i) {
+          const std::string name = "m" + std::to_string(i);
+          EXPECT_TRUE(dla::io::read_matrix<double>(file, name) == ms[i]) << file << " " << name;
+          EXPECT_TRUE(dla::io::read_matrix<float>(file, name) == ms[i].cast<float>()) << file << " " << name;
+        }
+        for (std::size_t i = 0; i < bs.size(); ++i) {
+          const std::string name = "b" + std::to_string(i);
+          EXPECT_TRUE(dla::io::read_batch<double>(file, name).storage() == bs[i].storage()) << file << " " << name;
+          const dla::Batch<float> f = dla::io::read_batch<float>(file, name);
+          for (dla::index_t k = 0; k < bs[i].count(); ++k)
+            ASSERT_TRUE(Mat<float>(f[k]) == Mat<double>(bs[i][k]).cast<float>()) << file << " " << name << " " << k;
+        }
+      }
+    }
+  }
+}
+
+// The resident memory a write or a read adds beyond the data itself: at most
+// one bounded buffer (16 MB), not a C-order copy of the whole matrix or batch
+// (the transposes used to make one, which doubled the peak of every large
+// write and read: dla factor, solve, gen). Each transfer of 128 MB of float64
+// runs in a child process of its own (fork: its peak resident size starts at
+// its current one), the data made before the first getrusage: the growth of
+// ru_maxrss over the transfer, in MB, is the child's exit status. A read's
+// growth includes the 128 MB it returns.
+int peak_growth_mb(const std::function<void()>& setup, const std::function<void()>& transfer) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    auto peak_mb = [] {
+      struct rusage u {};
+      ::getrusage(RUSAGE_SELF, &u);
+      return double(u.ru_maxrss) / 1024.0;
+    };
+    int code = 255;
+    try {
+      setup();
+      const double p0 = peak_mb();
+      transfer();
+      code = int(std::min(254.0, std::max(0.0, peak_mb() - p0)));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+    }
+    std::fflush(nullptr);
+    ::_exit(code);
+  }
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+TEST(IoRoundTrip, LargeTransfersNeedNoFullCopy) {
+  const fs::path dir = fresh_dir("peak");
+  const std::string mfile = (dir / "m.h5").string(), bfile = (dir / "b.h5").string();
+  const int n = 4096;  // 128 MB of float64
+  Mat<double> m;
+  dla::Batch<double> b;
+  auto make = [&] {
+    m = Mat<double>::Random(n, n);
+    b = dla::Batch<double>(4, n / 2, n / 2);  // 4 x 32 MB
+    for (auto& x : b.storage()) x = 0.5;
+  };
+  const int wm = peak_growth_mb(make, [&] { dla::io::write_matrix<double>(mfile, "m", m); });
+  const int wb = peak_growth_mb(make, [&] {
+    dla::io::FileWriter w(bfile);
+    w.write_batch<double>("b", b, {.rank = 3});
+    w.commit();
+  });
+  ASSERT_TRUE(fs::exists(mfile) && fs::exists(bfile)) << "the children's writes failed";
+  const int rm = peak_growth_mb([] {}, [&] { (void)dla::io::read_matrix<double>(mfile, "m"); });
+  const int rb = peak_growth_mb([] {}, [&] { (void)dla::io::read_batch<double>(bfile, "b"); });
+  std::printf("peak growth, MB: write matrix %d, batch %d; read matrix %d, batch %d (the data: 128)\n", wm,
+              wb, rm, rb);
+  for (int g : {wm, wb, rm, rb}) ASSERT_GE(g, 0) << "a child failed";
+  EXPECT_LE(wm, 48) << "writing the matrix made a copy of it";
+  EXPECT_LE(wb, 48) << "writing the batch made a copy of it";
+  EXPECT_LE(rm, 128 + 48) << "reading the matrix made a copy of it";
+  EXPECT_LE(rb, 128 + 48) << "reading the batch made a copy of it";
+  EXPECT_GE(rm, 120) << "the read's own 128 MB are not seen: the measure does not work here";
 }
 
 TEST(IoWrite, ExistingFileNeedsForce) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 namespace dla::io::detail {
@@ -239,6 +241,61 @@ std::vector<index_t> shape_of(hid_t dataset, const std::string& path, const std:
     out.push_back(index_t(d));
   }
   return out;
+}
+
+std::size_t block_bytes() {
+  if (const char* v = std::getenv("DLA_IO_BLOCK_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long b = std::strtoull(v, &end, 10);
+    if (end != v && *end == '\0' && b > 0) return std::size_t(b);
+  }
+  return kBlockBytes;
+}
+
+std::vector<hsize_t> chunk_dims(hid_t dataset, std::size_t rank) {
+  std::vector<hsize_t> chunk(rank, 1);
+  Handle dcpl(H5Dget_create_plist(dataset));
+  if (dcpl && H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+    std::vector<hsize_t> c(rank, 1);
+    if (H5Pget_chunk(dcpl.get(), int(rank), c.data()) == int(rank)) chunk = c;
+  }
+  H5Eclear2(H5E_DEFAULT);
+  for (hsize_t& c : chunk) c = std::max<hsize_t>(c, 1);
+  return chunk;
+}
+
+BlockPlan plan_blocks(const std::vector<hsize_t>& dims, const std::vector<hsize_t>& chunk,
+                      std::size_t element_bytes, std::size_t budget_bytes) {
+  BlockPlan p;
+  p.dims = dims;
+  const std::size_t rank = dims.size();
+  if (rank == 0) return p;
+  // Boxes take one index at a time only above levels whose chunks are 1 deep
+  // (a chunk is never split between boxes); the first level with a deeper
+  // chunk is the lowest allowed.
+  std::size_t lowest = rank - 1;
+  for (std::size_t k = 0; k < rank; ++k)
+    if (chunk[k] > 1) { lowest = k; break; }
+  const double budget = double(budget_bytes) / double(element_bytes);
+  std::vector<double> inner(rank, 1.0);  // elements below each level
+  for (std::size_t k = rank - 1; k > 0; --k) inner[k - 1] = inner[k] * double(dims[k]);
+  std::size_t level = lowest;
+  for (std::size_t k = 0; k <= lowest; ++k)
+    if (double(chunk[k]) * inner[k] <= budget) { level = k; break; }
+  const hsize_t unit = std::min(chunk[level], dims[level]);
+  const double fit = std::floor(budget / inner[level] / double(unit)) * double(unit);
+  hsize_t block = fit >= double(dims[level]) ? dims[level] : std::max<hsize_t>(unit, hsize_t(fit));
+  block = std::max<hsize_t>(1, std::min(block, dims[level]));
+  p.level = level;
+  p.block = block;
+  p.max_elements = std::size_t(double(block) * inner[level]);
+  return p;
+}
+
+Handle select_box(hid_t file_space, const std::vector<hsize_t>& start, const std::vector<hsize_t>& count) {
+  if (H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
+    return Handle();
+  return Handle(H5Screate_simple(int(count.size()), count.data(), nullptr));
 }
 
 std::string shape_string(const std::vector<index_t>& shape) {

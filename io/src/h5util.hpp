@@ -4,6 +4,9 @@
 // checked, readable errors. Not installed.
 #include <hdf5.h>
 
+#include <algorithm>
+#include <cstddef>
+
 #include <string>
 #include <vector>
 
@@ -87,6 +90,55 @@ std::vector<index_t> shape_of(hid_t dataset, const std::string& path, const std:
 
 std::string shape_string(const std::vector<index_t>& shape);
 
+
+// Block-wise transfers (the readers' and writers' transposes go through a
+// bounded buffer instead of a copy of the whole dataset). A dataset of shape
+// `dims` (C order) is moved in boxes of whole trailing dimensions: below
+// `level` one index at a time, at `level` `block` indices (a multiple of the
+// chunk's extent there, so that no chunk is written or read in pieces),
+// everything after it whole. At most block_bytes() per box, except where one
+// chunk's slab is larger (then one slab: never more than the whole dataset).
+inline constexpr std::size_t kBlockBytes = std::size_t(16) << 20;
+// kBlockBytes, or the environment's DLA_IO_BLOCK_BYTES (a positive integer;
+// the tests use a few KB to run every path with many boxes).
+std::size_t block_bytes();
+
+// The dataset's chunk extents, or all ones for a contiguous (or compact) one.
+std::vector<hsize_t> chunk_dims(hid_t dataset, std::size_t rank);
+
+struct BlockPlan {
+  std::vector<hsize_t> dims;
+  std::size_t level = 0;
+  hsize_t block = 1;
+  std::size_t max_elements = 0;  // the largest box, in elements
+};
+BlockPlan plan_blocks(const std::vector<hsize_t>& dims, const std::vector<hsize_t>& chunk,
+                      std::size_t element_bytes, std::size_t budget_bytes = block_bytes());
+
+// Calls f(start, count) for every box of the plan, in C order.
+template <class F>
+void for_each_block(const BlockPlan& p, F&& f) {
+  const std::size_t rank = p.dims.size();
+  for (hsize_t d : p.dims)
+    if (d == 0) return;
+  std::vector<hsize_t> start(rank, 0), count(p.dims);
+  for (std::size_t k = 0; k < p.level; ++k) count[k] = 1;
+  for (;;) {
+    for (hsize_t b = 0; b < p.dims[p.level]; b += p.block) {
+      start[p.level] = b;
+      count[p.level] = std::min(p.block, p.dims[p.level] - b);
+      f(start, count);
+    }
+    // The next index of the levels above, last one fastest.
+    std::size_t k = p.level;
+    while (k > 0 && ++start[k - 1] == p.dims[k - 1]) start[--k] = 0;
+    if (k == 0) return;
+  }
+}
+
+// Selects the box (start, count) in a dataset's file space and returns the
+// matching memory space (the box's elements contiguous, C order).
+Handle select_box(hid_t file_space, const std::vector<hsize_t>& start, const std::vector<hsize_t>& count);
 }  // namespace dla::io::detail
 
 #include "dla/io/types.hpp"

@@ -209,9 +209,11 @@ std::string unavailable_filter(hid_t ds) {
   return {};
 }
 
+// The whole dataset, or (mem_space, file_space) a box of it, into out.
 template <class T>
-void read_into(Source& s, const std::string& path, const std::string& dataset, T* out) {
-  if (H5Dread(s.ds.get(), native<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
+void read_into(Source& s, const std::string& path, const std::string& dataset, T* out,
+               hid_t mem_space = H5S_ALL, hid_t file_space = H5S_ALL) {
+  if (H5Dread(s.ds.get(), native<T>(), mem_space, file_space, H5P_DEFAULT, out) < 0) {
     const std::string corrupted = message(path, dataset, "read failed: the file is truncated or corrupted", true);
     const std::string filter = unavailable_filter(s.ds.get());
     H5Eclear2(H5E_DEFAULT);
@@ -225,6 +227,24 @@ void read_into(Source& s, const std::string& path, const std::string& dataset, T
 
 [[noreturn]] void no_memory(const std::string& path, const std::string& dataset, const Source& s) {
   fail(path, dataset, "out of memory reading shape " + shape_string(s.shape));
+}
+
+// Reads the dataset box by box through one buffer of at most ~kBlockBytes
+// (plan_blocks, h5util.hpp) instead of a C-order copy of the whole data:
+// place(buf, start, count) takes the box's elements from buf (C order).
+template <class T, class Place>
+void read_blocked(Source& s, const std::string& path, const std::string& dataset, Place&& place) {
+  const std::vector<hsize_t> dims(s.shape.begin(), s.shape.end());
+  const BlockPlan plan = plan_blocks(dims, chunk_dims(s.ds.get(), dims.size()), sizeof(T));
+  std::vector<T> buf(plan.max_elements);
+  Handle space(H5Dget_space(s.ds.get()));
+  if (!space) fail(path, dataset, "read failed: the file is truncated or corrupted", true);
+  for_each_block(plan, [&](const std::vector<hsize_t>& start, const std::vector<hsize_t>& count) {
+    Handle mem = select_box(space.get(), start, count);
+    if (!mem) fail(path, dataset, "read failed: the file is truncated or corrupted", true);
+    read_into(s, path, dataset, buf.data(), mem.get(), space.get());
+    place(buf.data(), start, count);
+  });
 }
 
 }  // namespace
@@ -242,10 +262,14 @@ Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> read_matrix(const std::string& 
       read_into(s, path, dataset, v.data());
       return v;
     }
-    // C order (rows, cols) is column-major (cols, rows): read, then transpose.
-    M t(s.shape[1], s.shape[0]);
-    read_into(s, path, dataset, t.data());
-    return t.transpose();
+    // C order (rows, cols) into column-major, a block of rows at a time.
+    M m(s.shape[0], s.shape[1]);
+    using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    read_blocked<T>(s, path, dataset, [&](const T* buf, const auto& start, const auto& count) {
+      m.block(index_t(start[0]), index_t(start[1]), index_t(count[0]), index_t(count[1])) =
+          Eigen::Map<const RowMajor>(buf, index_t(count[0]), index_t(count[1]));
+    });
+    return m;
   } catch (const std::bad_alloc&) {
     no_memory(path, dataset, s);
   }
@@ -263,12 +287,15 @@ Batch<T> read_batch(const std::string& path, const std::string& dataset, ReadInf
     }
     const index_t count = s.shape[0], rows = s.shape[1], cols = s.shape[2];
     Batch<T> b(count, rows, cols);
-    std::vector<T> tmp(std::size_t(s.count));
-    read_into(s, path, dataset, tmp.data());
-    for (index_t k = 0; k < count; ++k) {
-      using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      b[k] = Eigen::Map<const RowMajor>(tmp.data() + k * rows * cols, rows, cols);
-    }
+    // Each member from C order (rows, cols), a block of members (or of one
+    // member's rows) at a time.
+    using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    read_blocked<T>(s, path, dataset, [&](const T* buf, const auto& start, const auto& count_) {
+      const index_t nr = index_t(count_[1]), nc = index_t(count_[2]);
+      for (hsize_t k = 0; k < count_[0]; ++k)
+        b[index_t(start[0] + k)].block(index_t(start[1]), index_t(start[2]), nr, nc) =
+            Eigen::Map<const RowMajor>(buf + k * hsize_t(nr * nc), nr, nc);
+    });
     return b;
   } catch (const std::bad_alloc&) {
     no_memory(path, dataset, s);

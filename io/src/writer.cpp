@@ -129,6 +129,26 @@ struct FileWriter::Impl {
       fail(path, normalize(dataset), "write failed", true);
     if (!ds.close()) fail(path, normalize(dataset), "write failed", true);
   }
+
+  // Writes ds box by box through one buffer of at most ~kBlockBytes
+  // (plan_blocks, h5util.hpp), not a C-order copy of the whole data:
+  // fill(buf, start, count) puts the box's elements into buf in C order.
+  template <class T, class Fill>
+  void write_blocked(Handle& ds, const std::string& dataset, hid_t mem_type,
+                     const std::vector<hsize_t>& dims, Fill&& fill) {
+    const std::string n = normalize(dataset);
+    const BlockPlan plan = plan_blocks(dims, chunk_dims(ds.get(), dims.size()), sizeof(T));
+    std::vector<T> buf(plan.max_elements);
+    Handle space(H5Dget_space(ds.get()));
+    if (!space) fail(path, n, "write failed", true);
+    for_each_block(plan, [&](const std::vector<hsize_t>& start, const std::vector<hsize_t>& count) {
+      fill(buf.data(), start, count);
+      Handle mem = select_box(space.get(), start, count);
+      if (!mem || H5Dwrite(ds.get(), mem_type, mem.get(), space.get(), H5P_DEFAULT, buf.data()) < 0)
+        fail(path, n, "write failed", true);
+    });
+    if (!ds.close()) fail(path, n, "write failed", true);
+  }
 };
 
 namespace {
@@ -245,10 +265,14 @@ void FileWriter::write_matrix(const std::string& dataset, const Eigen::Matrix<T,
       Handle ds = w.create_dataset(dataset, disk, {hsize_t(m.rows())}, gz);
       w.write(ds, dataset, mem, m.data());
     } else if (o.rank == 2) {
-      Handle ds = w.create_dataset(dataset, disk, {hsize_t(m.rows()), hsize_t(m.cols())}, gz);
-      // Column-major -> C order (rows, cols).
-      const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> c = m;
-      w.write(ds, dataset, mem, c.data());
+      const std::vector<hsize_t> dims = {hsize_t(m.rows()), hsize_t(m.cols())};
+      Handle ds = w.create_dataset(dataset, disk, dims, gz);
+      // Column-major -> C order (rows, cols), a block of rows at a time.
+      using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      w.write_blocked<T>(ds, dataset, mem, dims, [&](T* buf, const auto& start, const auto& count) {
+        Eigen::Map<RowMajor>(buf, index_t(count[0]), index_t(count[1])) =
+            m.block(index_t(start[0]), index_t(start[1]), index_t(count[0]), index_t(count[1]));
+      });
     } else {
       fail(w.path, dataset, "rank " + std::to_string(o.rank) + " is not 1 or 2");
     }
@@ -267,12 +291,17 @@ void FileWriter::write_batch(const std::string& dataset, const Batch<T>& b, Data
       Handle ds = w.create_dataset(dataset, disk, {hsize_t(b.count()), hsize_t(b.rows())}, gz);
       w.write(ds, dataset, mem, b.data());
     } else if (o.rank == 2 || o.rank == 3) {
-      Handle ds = w.create_dataset(dataset, disk, {hsize_t(b.count()), hsize_t(b.rows()), hsize_t(b.cols())}, gz);
-      std::vector<T> c(b.storage().size());
+      const std::vector<hsize_t> dims = {hsize_t(b.count()), hsize_t(b.rows()), hsize_t(b.cols())};
+      Handle ds = w.create_dataset(dataset, disk, dims, gz);
+      // Each member column-major -> C order (count, rows, cols), a block of
+      // members (or of one member's rows) at a time.
       using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      for (index_t k = 0; k < b.count(); ++k)
-        Eigen::Map<RowMajor>(c.data() + k * b.stride(), b.rows(), b.cols()) = b[k];
-      w.write(ds, dataset, mem, c.data());
+      w.write_blocked<T>(ds, dataset, mem, dims, [&](T* buf, const auto& start, const auto& count) {
+        const index_t nr = index_t(count[1]), nc = index_t(count[2]);
+        for (hsize_t k = 0; k < count[0]; ++k)
+          Eigen::Map<RowMajor>(buf + k * hsize_t(nr * nc), nr, nc) =
+              b[index_t(start[0] + k)].block(index_t(start[1]), index_t(start[2]), nr, nc);
+      });
     } else {
       fail(w.path, dataset, "batch rank " + std::to_string(o.rank) + " is not 2 (vectors 2-D, others 3-D) or 3");
     }
