@@ -32,7 +32,10 @@ Eigen::MatrixXd make_matrix(const std::string& kind, index_t n, std::mt19937_64&
   if (kind == "spd") {
     // Symmetric random part has spectral radius about 1.15 sqrt(n); the shift
     // makes every eigenvalue positive (condition number below about 4).
-    A = (0.5 * (A + A.transpose())).eval();
+    // (A + A^T) / 2 in place, element by element as the expression did (no
+    // second n x n temporary).
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = j + 1; i < n; ++i) A(i, j) = A(j, i) = 0.5 * (A(i, j) + A(j, i));
     const double shift = n <= 16 ? double(n) : 2.0 * std::sqrt(double(n)) + 1.0;
     A.diagonal().array() += shift;
   } else if (kind == "diag-dominant") {
@@ -43,32 +46,42 @@ Eigen::MatrixXd make_matrix(const std::string& kind, index_t n, std::mt19937_64&
   return A;
 }
 
+// Member c of the system: A (made in double, stored in T), x and b = A x
+// computed in double from the exact x, into the given views.
+template <class T, class MA, class MB, class MX>
+void make_system(const GenArgs& g, std::mt19937_64& gen, MA&& A, MB&& B, MX&& X) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const Eigen::MatrixXd a = make_matrix(g.kind, g.n, gen);
+  Eigen::MatrixXd x(g.n, g.nrhs);
+  for (index_t j = 0; j < g.nrhs; ++j)
+    for (index_t i = 0; i < g.n; ++i) x(i, j) = u(gen);
+  A = a.cast<T>();
+  X = x.cast<T>();
+  B = (a * x).cast<T>();  // b from the exact x, in double
+}
+
+// Peak memory: one member's A in double and in T, then the writer's bounded
+// buffer (io/src/h5util.hpp): ~3x A's size in the file for float32, ~2x for
+// float64 (it was ~4-5x: a second double temporary for spd and copies of A
+// for the writer).
 template <class T>
 void generate(const GenArgs& g) {
   io::FileWriter out(g.output, io::WriteOptions{g.force});
   std::mt19937_64 gen(g.seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const index_t count = g.count > 0 ? g.count : 1;
-  Batch<T> A(count, g.n, g.n), B(count, g.n, g.nrhs), X(count, g.n, g.nrhs);
-  for (index_t c = 0; c < count; ++c) {
-    const Eigen::MatrixXd a = make_matrix(g.kind, g.n, gen);
-    Eigen::MatrixXd x(g.n, g.nrhs);
-    for (index_t j = 0; j < g.nrhs; ++j)
-      for (index_t i = 0; i < g.n; ++i) x(i, j) = u(gen);
-    A[c] = a.cast<T>();
-    X[c] = x.cast<T>();
-    B[c] = (a * x).cast<T>();  // b from the exact x, in double
-  }
   // numpy conventions: b is 1-D for one right-hand side.
   const int brank = g.count > 0 ? (g.nrhs == 1 ? 2 : 3) : (g.nrhs == 1 ? 1 : 2);
   if (g.count > 0) {
+    Batch<T> A(g.count, g.n, g.n), B(g.count, g.n, g.nrhs), X(g.count, g.n, g.nrhs);
+    for (index_t c = 0; c < g.count; ++c) make_system<T>(g, gen, A[c], B[c], X[c]);
     out.write_batch("A", A, io::DatasetOptions{3});  // 3-D even for n = 1 (1x1 matrices are not vectors)
     out.write_batch("b", B, io::DatasetOptions{brank});
     out.write_batch("x_true", X, io::DatasetOptions{brank});
   } else {
-    out.write_matrix("A", Matrix<T>(A[0]));
-    out.write_matrix("b", Matrix<T>(B[0]), io::DatasetOptions{brank});
-    out.write_matrix("x_true", Matrix<T>(X[0]), io::DatasetOptions{brank});
+    Matrix<T> A(g.n, g.n), B(g.n, g.nrhs), X(g.n, g.nrhs);
+    make_system<T>(g, gen, A, B, X);
+    out.write_matrix("A", A);
+    out.write_matrix("b", B, io::DatasetOptions{brank});
+    out.write_matrix("x_true", X, io::DatasetOptions{brank});
   }
   out.set_attribute("A", "kind", g.kind);
   out.set_attribute("A", "seed", std::int64_t(g.seed));
