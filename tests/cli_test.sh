@@ -273,6 +273,23 @@ if "$DLA" info | grep -q "CUDA backend: compiled"; then
   expect 2 "--json: .*nodir.* is not a directory" "bench --json in a missing directory" -- "$DLA" bench gemm --json nodir/b.json
   expect 2 "--csv: .* is a directory" "bench --csv naming a directory" -- "$DLA" bench gemm --csv .
 fi
+# --- memory ------------------------------------------------------------------
+# dla gen's peak resident size beyond the program's own (gen --n 1), for an spd
+# float32 system of order 6000 (A: 144 MB): one member in double and in float32,
+# then the writer's 16 MB buffer, ~2.4x A (348 MB here). It was ~4.4x (629 MB):
+# a second n x n double temporary for spd, and full copies of A for the writer
+# (session 45).
+peak_kb() { "$PY" -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"; }
+base=$(peak_kb "$DLA" gen m1.h5 --n 1) && big=$(peak_kb "$DLA" gen m6.h5 --n 6000 --kind spd)
+if [ -n "${base:-}" ] && [ -n "${big:-}" ] && [ $((big - base)) -lt $((3 * 144 * 1024)) ]; then
+  ok "gen 6000 spd: peak +$(((big - base) / 1024)) MB over the program (< 3x A's 144 MB)"
+else
+  bad "gen 6000 spd: peak +$(((${big:-0} - ${base:-0}) / 1024)) MB over the program (want < 432 MB)"
+fi
+rm -f m1.h5 m6.h5
+
 expect 2 "" "usage error" -- "$DLA" solve
 expect 2 "" "unknown method" -- "$DLA" solve s.h5 -o e9.h5 --method qr
 no_file e9.h5 "unknown method"
