@@ -276,9 +276,9 @@ fi
 # --- memory ------------------------------------------------------------------
 # dla gen's peak resident size beyond the program's own (gen --n 1), for an spd
 # float32 system of order 6000 (A: 144 MB): one member in double and in float32,
-# then the writer's 16 MB buffer, ~2.4x A (348 MB here). It was ~4.4x (629 MB):
-# a second n x n double temporary for spd, and full copies of A for the writer
-# (session 45).
+# then the writer's 16 MB buffer: +339 MB when this check was written, against
+# +686 MB (~4.8x A) before session 45, with a second n x n double temporary for
+# spd and full copies of A for the writer.
 peak_kb() { "$PY" -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"; }

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstddef>
-
 #include <string>
 #include <vector>
 
@@ -89,7 +88,6 @@ std::vector<std::string> dataset_names(hid_t file);
 std::vector<index_t> shape_of(hid_t dataset, const std::string& path, const std::string& name);
 
 std::string shape_string(const std::vector<index_t>& shape);
-
 
 // Block-wise transfers (the readers' and writers' transposes go through a
 // bounded buffer instead of a copy of the whole dataset). A dataset of shape
