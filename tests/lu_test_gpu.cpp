@@ -217,6 +217,34 @@ TEST(LuGpu, SingularZeroColumn) {
   }
 }
 
+// The host tests' subnormal pivots (lu_test.cpp) on the device, at sizes that
+// reach every GPU path: the panel kernels of the blocked LU (the cluster leaf
+// and the cooperative one) and the triangular solves of getrs (the row
+// kernel, the 64/128 leaves and the few-right-hand-sides sweep). A pivot
+// below 1 / FLT_MAX has a reciprocal that overflows: the device must divide
+// by it, as LAPACK does, and not return Inf/NaN factors or solutions.
+TEST(LuGpu, SubnormalPivotColumn) {
+  DLA_REQUIRE_GPU();
+  const Context ctx(Backend::Cuda);
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {8, 8}, {100, 100}, {8, 5}, {5, 8}, {200, 70}, {70, 200}, {1000, 1000}, {3001, 3001},
+           {4097, 300}, {300, 4097}}) {
+    check_subnormal_pivot_column<float>(ctx, m, n);
+    check_subnormal_pivot_column<double>(ctx, m, n);
+  }
+}
+
+TEST(LuGpu, SubnormalPivotSolve) {
+  DLA_REQUIRE_GPU();
+  const Context ctx(Backend::Cuda);
+  for (Eigen::Index n : {2, 50, 300, 1000, 3001})
+    for (Eigen::Index nrhs : {1, 3, 200})
+      for (Op op : {Op::N, Op::T}) {
+        check_subnormal_pivot_solve<float>(ctx, n, nrhs, op);
+        check_subnormal_pivot_solve<double>(ctx, n, nrhs, op);
+      }
+}
+
 // Low level: device info, preallocated workspace, NaN-poisoned outputs, gesv.
 TEST(LuGpu, LowLevelDeviceInfoAndGesv) {
   DLA_REQUIRE_GPU();

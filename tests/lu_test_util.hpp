@@ -1,6 +1,8 @@
 #pragma once
-// Shared helpers of the LU tests: a reference LAPACK-style LU in double and
-// backward-error measures.
+// Shared helpers of the LU tests: a reference LAPACK-style LU in double,
+// backward-error measures, and the subnormal-pivot cases run on both backends.
+#include <gtest/gtest.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -8,6 +10,9 @@
 #include <limits>
 #include <vector>
 
+#include "dla/core/context.hpp"
+#include "dla/solvers/lu.hpp"
+#include "dla/solvers/solve.hpp"
 #include "test_util.hpp"
 
 namespace dla::test {
@@ -89,6 +94,47 @@ double solve_backward_error(const Mat<T>& A, const Mat<T>& X, const Mat<T>& B, b
   const MatD R = Ad * Xd - B.template cast<double>();
   const double den = norm1(Ad) * norm1(Xd) * double(A.rows()) * eps;
   return den == 0.0 ? norm1(R) : norm1(R) / den;
+}
+
+// A first column of subnormal magnitude: the pivot's reciprocal overflows, so
+// LAPACK's getf2 divides by such a pivot. The factors stay finite on every
+// backend, square and rectangular alike.
+template <class T>
+void check_subnormal_pivot_column(const Context& ctx, Eigen::Index m, Eigen::Index n,
+                                  double limit = 50.0) {
+  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " " << to_string(ctx.backend()));
+  Mat<T> A = random_matrix<T>(m, n, 4500 + m + n);
+  A.col(0) *= std::numeric_limits<T>::min() / T(64);
+  const LU<T> lu = lu_factor(ctx, Matrix<T>(A));
+  EXPECT_EQ(lu.info, 0);
+  ASSERT_TRUE(lu.factors.allFinite());
+  EXPECT_LE(factor_backward_error<T>(A, Mat<T>(lu.factors), lu.ipiv), limit);
+}
+
+// One equation in subnormal units (its row scaled by min/4096): U gets a
+// subnormal pivot whose reciprocal overflows. LAPACK's getrs (trsm) divides by
+// it and solves the system accurately; so must lu_solve, for every op and any
+// number of right-hand sides, and solve(), on every backend.
+template <class T>
+void check_subnormal_pivot_solve(const Context& ctx, Eigen::Index n, Eigen::Index nrhs, Op op,
+                                 double limit = 50.0) {
+  SCOPED_TRACE(::testing::Message() << "n=" << n << " nrhs=" << nrhs << " op=" << to_string(op)
+                                    << " " << to_string(ctx.backend()));
+  Mat<T> A = random_matrix<T>(n, n, 600 + n);
+  A.row(n / 2) *= std::numeric_limits<T>::min() / T(4096);
+  const MatD Xt = random_matrix<double>(n, nrhs, 700 + n);
+  const MatD Ad = A.template cast<double>();
+  const Mat<T> B = (op == Op::N ? MatD(Ad * Xt) : MatD(Ad.transpose() * Xt)).template cast<T>();
+  const LU<T> lu = lu_factor(ctx, Matrix<T>(A));
+  ASSERT_EQ(lu.info, 0);
+  const Matrix<T> X = lu_solve(ctx, lu, Matrix<T>(B), op);
+  ASSERT_TRUE(X.allFinite());
+  EXPECT_LE(solve_backward_error<T>(A, Mat<T>(X), B, op == Op::T), limit);
+  if (op == Op::N) {
+    const Matrix<T> Y = solve(ctx, Matrix<T>(A), Matrix<T>(B));
+    ASSERT_TRUE(Y.allFinite());
+    EXPECT_LE(solve_backward_error<T>(A, Mat<T>(Y), B, false), limit);
+  }
 }
 
 }  // namespace dla::test

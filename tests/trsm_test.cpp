@@ -141,8 +141,9 @@ TEST(TrsmHost, AllCombosDouble) {
 // (The reference is the same system with A(i,i) = 1 and those integers in B:
 // Eigen's double solve has the same overflow.)
 template <class T>
-void subnormal_diagonal_case(const Combo& c, index_t k, std::uint64_t seed) {
-  const index_t m = c.side == Side::Left ? k : 5, n = c.side == Side::Left ? 5 : k;
+void subnormal_diagonal_case(const dla::Context& ctx, const Combo& c, index_t k, std::uint64_t seed,
+                             index_t nvec = 5) {
+  const index_t m = c.side == Side::Left ? k : nvec, n = c.side == Side::Left ? nvec : k;
   MatD A = make_triangle(k, c.uplo, c.diag, seed);
   const index_t i = k / 2;
   const double tiny = std::ldexp(1.0, std::numeric_limits<T>::min_exponent - 12);
@@ -162,8 +163,9 @@ void subnormal_diagonal_case(const Combo& c, index_t k, std::uint64_t seed) {
   else B.col(i) *= tiny;
   const dla::Matrix<T> Af = A.cast<T>();
   dla::Matrix<T> X = B.cast<T>();
-  dla::triangular_solve<T>(dla::Context::host(), c.side, c.uplo, c.op, c.diag, T(1), Af, X);
-  EXPECT_LE(rel_err<T>(X, ref), tolerance<T>(k)) << c.name() << " k=" << k;
+  dla::triangular_solve<T>(ctx, c.side, c.uplo, c.op, c.diag, T(1), Af, X);
+  EXPECT_LE(rel_err<T>(X, ref), tolerance<T>(k))
+      << c.name() << " k=" << k << " " << dla::to_string(ctx.backend());
 }
 
 TEST(TrsmHost, SubnormalDiagonal) {
@@ -171,8 +173,8 @@ TEST(TrsmHost, SubnormalDiagonal) {
   for (const Combo& c : all_combos()) {
     if (c.diag == Diag::Unit || c.side == Side::Right) continue;
     for (index_t k : {index_t(1), index_t(17), index_t(129)}) {
-      subnormal_diagonal_case<float>(c, k, seed++);
-      subnormal_diagonal_case<double>(c, k, seed++);
+      subnormal_diagonal_case<float>(dla::Context::host(), c, k, seed++);
+      subnormal_diagonal_case<double>(dla::Context::host(), c, k, seed++);
     }
   }
 }
@@ -398,6 +400,24 @@ TEST(TrsmDevice, HighLevelMatchesHost) {
   dla::triangular_solve<float>(dla::Context(dla::Backend::Cuda), c.side, c.uplo, c.op, c.diag,
                                2.0f, Af, Xd);
   EXPECT_LE(rel_err<float>(Xd, Xh.cast<double>()), tolerance<float>(300));
+}
+
+// TrsmHost.SubnormalDiagonal on the device: the leaves (orders <= 64 and
+// 65..128), the blocked splits and the few-vectors sweep, with 5 and 300
+// vectors. The kernels hold explicit reciprocals / inverses of diagonal
+// blocks, which overflow for such an entry; BLAS divides.
+TEST(TrsmDevice, SubnormalDiagonal) {
+  DLA_REQUIRE_GPU();
+  const dla::Context ctx(dla::Backend::Cuda);
+  std::uint64_t seed = 900;
+  for (const Combo& c : all_combos()) {
+    if (c.diag == Diag::Unit || c.side == Side::Right) continue;
+    for (index_t k : {index_t(1), index_t(17), index_t(100), index_t(129), index_t(1000)})
+      for (index_t nvec : {index_t(5), index_t(300)}) {
+        subnormal_diagonal_case<float>(ctx, c, k, seed++, nvec);
+        subnormal_diagonal_case<double>(ctx, c, k, seed++, nvec);
+      }
+  }
 }
 
 TEST(TrsmDevice, ArgumentErrorsAndEmpty) {

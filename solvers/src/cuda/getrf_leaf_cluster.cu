@@ -48,6 +48,7 @@
 
 #include "dla/core/cuda_check.hpp"
 #include "getrf_internal.cuh"
+#include "sfmin.cuh"
 #include "smem_vec.cuh"
 
 namespace cg = cooperative_groups;
@@ -309,14 +310,17 @@ leaf_push_kernel(int M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv
       }
     }
     DLA_LEAF_STAMP(6);
-    // 4. multipliers and the shifted rank-1 update
+    // 4. multipliers and the shifted rank-1 update; a pivot below the
+    // smallest normal number is divided by, as in LAPACK's getf2 (its
+    // reciprocal would overflow; scaled by 2^64, sfmin.cuh)
     const bool nz = pivval != T(0);
-    const T inv = nz ? T(1) / pivval : T(0);
+    const T sc = tiny_scale<T>(nz && !(fabs(pivval) >= smallest_normal<T>()));
+    const T inv = nz ? T(1) / (pivval * sc) : T(0);
     DLA_LEAF_STAMP(7);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const bool valid = li[r] > j && li[r] < M;
-      const T l = nz ? a[r][0] * inv : a[r][0];
+      const T l = nz ? (a[r][0] * sc) * inv : a[r][0];
       if (valid) F[j * S + r * kThreads + tid] = l;
       const T lu = valid && nz ? l : T(0);
 #pragma unroll

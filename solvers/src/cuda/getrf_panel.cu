@@ -37,6 +37,7 @@
 
 #include "dla/core/cuda_check.hpp"
 #include "getrf_internal.cuh"
+#include "sfmin.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -240,13 +241,17 @@ leaf_kernel(index_t M, index_t k0, int w, T* A, index_t lda, std::int32_t* ipiv,
         for (int c = 0; c < NB; ++c) a[r][c] = s_u[c];
       }
     }
-    // scale and rank-1 update of the rows below the diagonal
+    // scale and rank-1 update of the rows below the diagonal; a pivot below
+    // the smallest normal number is divided by, as in LAPACK's getf2 (its
+    // reciprocal would overflow)
+    // (scaled by 2^64, sfmin.cuh)
     if (pivval != T(0)) {
-      const T inv = T(1) / pivval;
+      const T sc = tiny_scale<T>(!(fabs(pivval) >= smallest_normal<T>()));
+      const T inv = T(1) / (pivval * sc);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         if (li[r] > j && li[r] < M) {
-          const T l = col(a[r], j) * inv;
+          const T l = (col(a[r], j) * sc) * inv;
 #pragma unroll
           for (int c = 0; c < NB; ++c) {
             if (c == j) a[r][c] = l;

@@ -25,6 +25,7 @@
 #include <cstddef>
 
 #include "dla/core/types.hpp"
+#include "sfmin.cuh"
 #include "smem_vec.cuh"
 
 namespace dla::cuda::detail {
@@ -34,25 +35,32 @@ constexpr int kTrsmLeafThreads = 256;
 template <class T, int NB, int G>
 constexpr std::size_t trsm_leaf_smem_bytes() {
   constexpr int VB = kTrsmLeafThreads / G;
-  return sizeof(T) * std::size_t(NB * (NB + 1) + NB * (VB + 1) + NB);
+  return sizeof(T) * std::size_t(NB * (NB + 1) + NB * (VB + 1) + 2 * NB);
 }
 
 // Fills the k x k triangle M (M(i, j) = trans ? A(j, i) : A(i, j); k <= NB)
 // into shared memory for the NT threads of a block: S[i * si + j * sj] = M(i, j)
 // on the strict lower (upper) part, 0 elsewhere and beyond k; rdiag[i] =
-// 1 / M(i, i) (1 with `unit`, 0 beyond k). Only the stored triangle of A is
+// 1 / M(i, i) (1 with `unit`, 0 beyond k). Where |M(i, i)| is below the
+// smallest normal number, whose reciprocal may overflow, BLAS divides by it:
+// there rdiag[i] = 1 / (M(i, i) 2^64) and dsc[i] = 2^64, elsewhere dsc[i] =
+// 1 (sfmin.cuh), and the kernels take x_i = (x dsc[i]) rdiag[i]. Returns, to
+// every thread (a barrier: call it from all of them), whether there is such
+// an entry; without one the kernels take x rdiag[i] as before (the test
+// TrsmDevice.SubnormalDiagonal). Only the stored triangle of A is
 // read. The fast index follows A's contiguous dimension (coalesced), in
 // batches of 16 unconditional loads (elements outside the triangle read a
 // valid address and are discarded) before their shared stores: one L2 round
 // trip per batch. Loads under a condition, each followed by its store, were
 // one round trip each (trsm_rows_kernel on the H200: the fill took ~36 of 81 us).
 template <class T, int NB, int NT>
-__device__ __forceinline__ void fill_triangle(const T* __restrict__ A, index_t lda, int k,
+__device__ __forceinline__ bool fill_triangle(const T* __restrict__ A, index_t lda, int k,
                                               bool trans, bool lower, bool unit, T* S, int si,
-                                              int sj, T* rdiag) {
+                                              int sj, T* rdiag, T* dsc) {
   constexpr int kFill = NB * NB / NT, kBatch = kFill < 16 ? kFill : 16;
   static_assert((NB * NB) % NT == 0 && kFill % kBatch == 0, "triangle fill tiling");
   const int tid = threadIdx.x;
+  bool tiny = false;
   for (int t0 = 0; t0 < kFill; t0 += kBatch) {
     T v[kBatch];
 #pragma unroll
@@ -70,9 +78,16 @@ __device__ __forceinline__ void fill_triangle(const T* __restrict__ A, index_t l
       const int i = trans ? s : f, j = trans ? f : s;
       const bool in_tri = i < k && j < k && (lower ? i > j : i < j);
       S[i * si + j * sj] = in_tri ? v[u] : T(0);
-      if (i == j) rdiag[i] = i < k ? (unit ? T(1) : T(1) / v[u]) : T(0);
+      if (i == j) {
+        const bool small = i < k && !unit && !(fabs(v[u]) >= smallest_normal<T>());
+        const T sc = tiny_scale<T>(small);
+        rdiag[i] = i < k ? (unit ? T(1) : T(1) / (v[u] * sc)) : T(0);
+        dsc[i] = sc;
+        tiny = tiny || small;
+      }
     }
   }
+  return __syncthreads_or(tiny) != 0;
 }
 
 template <class T, int NB, int G>
@@ -86,12 +101,16 @@ __global__ void __launch_bounds__(kTrsmLeafThreads)
   //   Ms[NB][NB + 1]  strictly triangular part of M, zero elsewhere
   //   Xs[NB][VB + 1]  Xs[e][v]: element e of vector v of the tile
   //   rdiag[NB]       1 / M(i, i) (1 with `unit`, 0 beyond k)
+  //   dsc[NB]         1, or 2^64 where M(i, i) is below the smallest normal number
   extern __shared__ __align__(16) unsigned char trsm_smem[];
   T(*Ms)[NB + 1] = reinterpret_cast<T(*)[NB + 1]>(trsm_smem);
   T(*Xs)[VB + 1] = reinterpret_cast<T(*)[VB + 1]>(trsm_smem + sizeof(T) * NB * (NB + 1));
   T* rdiag = reinterpret_cast<T*>(trsm_smem + sizeof(T) * NB * (NB + 1 + VB + 1));
+  T* dsc = rdiag + NB;
   const int tid = threadIdx.x;
-  fill_triangle<T, NB, NT>(A, lda, k, trans, lower, unit, &Ms[0][0], NB + 1, 1, rdiag);
+  // scaled: a diagonal entry below the smallest normal number (fill_triangle).
+  const bool scaled =
+      fill_triangle<T, NB, NT>(A, lda, k, trans, lower, unit, &Ms[0][0], NB + 1, 1, rdiag, dsc);
   const int g = tid % G, vl = tid / G;
   const bool econtig = estride == 1;
   const index_t ntiles = (nvec + VB - 1) / VB;
@@ -117,7 +136,8 @@ __global__ void __launch_bounds__(kTrsmLeafThreads)
 #pragma unroll
       for (int q = 0; q < R; ++q)
         if (q == qi) own = x[q];
-      const T xi = __shfl_sync(0xffffffffu, own, gi, G) * rdiag[i];
+      const T xs = __shfl_sync(0xffffffffu, own, gi, G);
+      const T xi = scaled ? (xs * dsc[i]) * rdiag[i] : xs * rdiag[i];
       if (g == gi) {
 #pragma unroll
         for (int q = 0; q < R; ++q)
@@ -171,7 +191,7 @@ constexpr int trsm_rows_ld() { return NB + 16 / int(sizeof(T)); }  // keeps 16-b
 
 template <class T, int NB>
 constexpr std::size_t trsm_rows_smem_bytes() {
-  return sizeof(T) * std::size_t(NB * trsm_rows_ld<T, NB>() + NB + NB * kTrsmRowsThreads);
+  return sizeof(T) * std::size_t(NB * trsm_rows_ld<T, NB>() + 2 * NB + NB * kTrsmRowsThreads);
 }
 
 template <class T, int NB>
@@ -183,10 +203,11 @@ __global__ void __launch_bounds__(kTrsmRowsThreads)
   extern __shared__ __align__(16) unsigned char trsm_rows_smem[];
   T* Mc = reinterpret_cast<T*>(trsm_rows_smem);  // Mc[i * LD + j] = M(j, i)
   T* rdiag = Mc + NB * LD;                       // 1 / M(i, i); 0 beyond k
-  T* Xs = rdiag + NB;                            // Xs[e * NT + tid]: solved elements
+  T* dsc = rdiag + NB;                           // 1, or 2^64 (fill_triangle)
+  T* Xs = dsc + NB;                              // Xs[e * NT + tid]: solved elements
   const int tid = threadIdx.x;
-  fill_triangle<T, NB, NT>(A, lda, k, trans, lower, unit, Mc, 1, LD, rdiag);
-  __syncthreads();
+  // scaled: a diagonal entry below the smallest normal number (fill_triangle).
+  const bool scaled = fill_triangle<T, NB, NT>(A, lda, k, trans, lower, unit, Mc, 1, LD, rdiag, dsc);
   const int nc = (k + CH - 1) / CH;
   // No barrier below: each thread runs its own vectors.
   for (index_t v = index_t(blockIdx.x) * NT + tid; v < nvec; v += index_t(gridDim.x) * NT) {
@@ -216,7 +237,7 @@ __global__ void __launch_bounds__(kTrsmRowsThreads)
 #pragma unroll
       for (int s2 = 0; s2 < CH; ++s2) {
         const int ii = lower ? s2 : CH - 1 - s2;
-        x[ii] *= rdiag[e0 + ii];
+        x[ii] = scaled ? (x[ii] * dsc[e0 + ii]) * rdiag[e0 + ii] : x[ii] * rdiag[e0 + ii];
         const T* col = Mc + (e0 + ii) * LD + e0;
 #pragma unroll
         for (int q = 0; q < CH / 4; ++q) {

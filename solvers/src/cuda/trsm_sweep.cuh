@@ -38,6 +38,7 @@
 #include <cstddef>
 
 #include "dla/core/types.hpp"
+#include "sfmin.cuh"
 #include "smem_vec.cuh"
 
 namespace dla::cuda::detail {
@@ -148,7 +149,11 @@ __global__ void __launch_bounds__(kSweepThreads)
   // Thread (j, g) sums the terms c = g mod 4; Minv is zero above the diagonal.
   load_tile(p, true);
   store_tile();
-  __syncthreads();
+  // divide: a diagonal entry of the tile below the smallest normal number.
+  // Its inverse overflows, so X(p) is then found by substitution, dividing
+  // as BLAS does (the end below); Minv goes unused.
+  const bool divide =
+      __syncthreads_or(tid < kSweepRows && !(fabs(sm.S[tid][tid]) >= smallest_normal<T>())) != 0;
   {
     const int j = tid & (kSweepRows - 1), g = tid / kSweepRows;
 #pragma unroll 1
@@ -195,9 +200,35 @@ __global__ void __launch_bounds__(kSweepThreads)
   __syncthreads();
 #pragma unroll
   for (int v = 0; v < 4; ++v) sm.X[r][4 * quad + v] = acc[v];
+  if (divide && p > 0) {  // S holds tile (p, p - 1) now: the diagonal tile again
+    load_tile(p, true);
+    store_tile();
+  }
   __syncthreads();
   T x[4] = {T(0), T(0), T(0), T(0)};
-  sweep_row_product<T, false>(sm.Minv[r], sm.X, quad, x);  // x = Minv(r, :) residual
+  if (!divide) {
+    sweep_row_product<T, false>(sm.Minv[r], sm.X, quad, x);  // x = Minv(r, :) residual
+  } else {
+    // Forward substitution on the residual, row by row: row k divides by
+    // M(k, k) (scaled where it is below sfmin, sfmin.cuh) and publishes X(k)
+    // in sm.X; the later rows subtract it.
+#pragma unroll 1
+    for (int k = 0; k < kSweepRows; ++k) {
+      if (r == k) {
+        const T d = sm.S[k][k];
+        const T sc = tiny_scale<T>(!(fabs(d) >= smallest_normal<T>()));
+        const T rd = T(1) / (d * sc);
+#pragma unroll
+        for (int v = 0; v < 4; ++v) sm.X[k][4 * quad + v] = acc[v] = (acc[v] * sc) * rd;
+      }
+      __syncthreads();
+      if (r > k)
+#pragma unroll
+        for (int v = 0; v < 4; ++v) acc[v] -= sm.S[r][k] * sm.X[k][4 * quad + v];
+    }
+#pragma unroll
+    for (int v = 0; v < 4; ++v) x[v] = acc[v];
+  }
   if (row_ok)
 #pragma unroll
     for (int v = 0; v < 4; ++v) {
