@@ -60,7 +60,6 @@ __device__ __forceinline__ bool fill_triangle(const T* __restrict__ A, index_t l
   constexpr int kFill = NB * NB / NT, kBatch = kFill < 16 ? kFill : 16;
   static_assert((NB * NB) % NT == 0 && kFill % kBatch == 0, "triangle fill tiling");
   const int tid = threadIdx.x;
-  bool tiny = false;
   for (int t0 = 0; t0 < kFill; t0 += kBatch) {
     T v[kBatch];
 #pragma unroll
@@ -79,13 +78,21 @@ __device__ __forceinline__ bool fill_triangle(const T* __restrict__ A, index_t l
       const bool in_tri = i < k && j < k && (lower ? i > j : i < j);
       S[i * si + j * sj] = in_tri ? v[u] : T(0);
       if (i == j) {
-        const bool small = i < k && !unit && !(fabs(v[u]) >= smallest_normal<T>());
-        const T sc = tiny_scale<T>(small);
-        rdiag[i] = i < k ? (unit ? T(1) : T(1) / (v[u] * sc)) : T(0);
-        dsc[i] = sc;
-        tiny = tiny || small;
+        rdiag[i] = i < k ? (unit ? T(1) : T(1) / v[u]) : T(0);
+        dsc[i] = i < k && !unit ? v[u] : T(1);  // M(i, i) for the pass below
       }
     }
+  }
+  // The entries below sfmin, after a barrier: kept out of the loop above,
+  // where they cost the NB = 128 float leaf up to 48 more registers.
+  __syncthreads();
+  bool tiny = false;
+  for (int i = tid; i < NB; i += NT) {
+    const T d = dsc[i];
+    const bool small = !(fabs(d) >= smallest_normal<T>());
+    if (small) rdiag[i] = T(1) / (d * tiny_scale<T>(true));
+    dsc[i] = tiny_scale<T>(small);
+    tiny = tiny || small;
   }
   return __syncthreads_or(tiny) != 0;
 }
