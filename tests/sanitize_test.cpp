@@ -5,6 +5,8 @@
 // so a kernel that writes nothing fails here too.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -215,6 +217,34 @@ TEST(SanitizeTrsm, AllSixteenCombinations) {
                   0);
         EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
       }
+  // A diagonal entry below FLT_MIN, whose reciprocal overflows: each kernel's
+  // scaled path (sfmin.cuh) and the sweep's substitution. The entry's row and
+  // column of the triangle are zero and B's row (Left) or column (Right) is
+  // scaled by it, so X stays finite. The 128 leaf (70 x 37), the sweep (200 x
+  // 37, a partial last block) and the thread-per-row leaf (1030 x 100).
+  const float tiny = std::numeric_limits<float>::min() / 64;
+  struct TinyCase {
+    dla::Side side;
+    index_t m, n;
+  };
+  for (const TinyCase c : {TinyCase{dla::Side::Left, 70, 37}, TinyCase{dla::Side::Left, 200, 37},
+                           TinyCase{dla::Side::Right, 1030, 100}})
+    for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper})
+      for (auto op : {dla::Op::N, dla::Op::T}) {
+        const index_t na = c.side == dla::Side::Left ? c.m : c.n, i = na / 2;
+        Mat<float> A = well_conditioned<float>(na, 21);
+        A.row(i).setZero();
+        A.col(i).setZero();
+        A(i, i) = tiny;
+        Mat<float> B = dla::test::random_matrix<float>(c.m, c.n, 22);
+        if (c.side == dla::Side::Left) B.row(i) *= tiny;
+        else B.col(i) *= tiny;
+        dla::DeviceMatrix<float> dA(A), dB(B);
+        ASSERT_EQ(dla::cuda::strsm(ctx.stream(), c.side, uplo, op, dla::Diag::NonUnit, c.m, c.n,
+                                   1.0f, dA.data(), dA.ld(), dB.data(), dB.ld()),
+                  0);
+        EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite()) << c.m << " x " << c.n;
+      }
 #endif
 }
 
@@ -224,25 +254,30 @@ TEST(SanitizeLu, GetrfGetrsSquareAndRectangular) {
   dla::Context ctx(dla::Backend::Cuda);
   // 700 x 700 with nb = 128: two-stream look-ahead, inv(L11) kernel, 64-column
   // cluster leaves over 3 CTAs; the others one panel each (nb = 64).
-  for (auto [m, n] : {std::pair<index_t, index_t>{300, 300}, {333, 90}, {90, 200}, {700, 700}}) {
-    dla::test::ScopedEnv nb("DLA_GETRF_NB", m == 700 ? "128" : "64");
-    Mat<float> A = dla::test::random_matrix<float>(m, n, 7);
-    dla::DeviceMatrix<float> dA(A);
-    dla::DeviceBuffer<std::int32_t> ipiv(std::min(m, n));
-    dla::DeviceBuffer<int> info(1);
-    dla::DeviceBuffer<char> work(index_t(dla::cuda::sgetrf_buffer_size(m, n)) + 1);
-    ASSERT_EQ(dla::cuda::sgetrf(ctx.stream(), m, n, dA.data(), dA.ld(), ipiv.data(), info.data(),
-                                work.data()),
-              0);
-    EXPECT_EQ(read_info(info, ctx), 0) << m << "x" << n;
-    EXPECT_TRUE(dA.to_host(ctx.stream()).allFinite());
-    if (m == n) {
-      dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 3, 8));
-      for (auto op : {dla::Op::N, dla::Op::T}) {
-        ASSERT_EQ(dla::cuda::sgetrs(ctx.stream(), op, n, 3, dA.data(), dA.ld(), ipiv.data(),
-                                    dB.data(), dB.ld()),
-                  0);
-        EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
+  // Then each shape again with a first column below FLT_MIN: the panel
+  // leaves' scaled multipliers (sfmin.cuh).
+  for (bool tiny : {false, true}) {
+    for (auto [m, n] : {std::pair<index_t, index_t>{300, 300}, {333, 90}, {90, 200}, {700, 700}}) {
+      dla::test::ScopedEnv nb("DLA_GETRF_NB", m == 700 ? "128" : "64");
+      Mat<float> A = dla::test::random_matrix<float>(m, n, 7);
+      if (tiny) A.col(0) *= std::numeric_limits<float>::min() / 64;
+      dla::DeviceMatrix<float> dA(A);
+      dla::DeviceBuffer<std::int32_t> ipiv(std::min(m, n));
+      dla::DeviceBuffer<int> info(1);
+      dla::DeviceBuffer<char> work(index_t(dla::cuda::sgetrf_buffer_size(m, n)) + 1);
+      ASSERT_EQ(dla::cuda::sgetrf(ctx.stream(), m, n, dA.data(), dA.ld(), ipiv.data(), info.data(),
+                                  work.data()),
+                0);
+      EXPECT_EQ(read_info(info, ctx), 0) << m << "x" << n;
+      EXPECT_TRUE(dA.to_host(ctx.stream()).allFinite());
+      if (m == n && !tiny) {  // with the tiny column, x(0) ~ 1 / tiny overflows
+        dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 3, 8));
+        for (auto op : {dla::Op::N, dla::Op::T}) {
+          ASSERT_EQ(dla::cuda::sgetrs(ctx.stream(), op, n, 3, dA.data(), dA.ld(), ipiv.data(),
+                                      dB.data(), dB.ld()),
+                    0);
+          EXPECT_TRUE(dB.to_host(ctx.stream()).allFinite());
+        }
       }
     }
   }
