@@ -152,6 +152,7 @@ __global__ void __launch_bounds__(kSweepThreads)
   // divide: a diagonal entry of the tile below the smallest normal number.
   // Its inverse overflows, so X(p) is then found by substitution, dividing
   // as BLAS does (the end below); Minv goes unused.
+  __syncthreads();  // S complete (its diagonal comes from other threads' stores)
   const bool divide =
       __syncthreads_or(tid < kSweepRows && !(fabs(sm.S[tid][tid]) >= smallest_normal<T>())) != 0;
   {
