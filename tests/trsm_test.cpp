@@ -137,7 +137,8 @@ TEST(TrsmHost, AllCombosDouble) {
 // overflows; row and column i of the triangle are otherwise zero and B's row
 // (Left) or column (Right) i holds A(i,i) times small integers, so X's is those
 // integers. BLAS trsm divides by A(i,i) on the left side and gets them
-// exactly (on the right it multiplies by 1/A(j,j), so only Left is checked).
+// exactly; on the right it multiplies by 1/A(j,j), which overflows. dla
+// divides on both sides, host and device alike.
 // (The reference is the same system with A(i,i) = 1 and those integers in B:
 // Eigen's double solve has the same overflow.)
 template <class T>
@@ -171,7 +172,7 @@ void subnormal_diagonal_case(const dla::Context& ctx, const Combo& c, index_t k,
 TEST(TrsmHost, SubnormalDiagonal) {
   std::uint64_t seed = 300;
   for (const Combo& c : all_combos()) {
-    if (c.diag == Diag::Unit || c.side == Side::Right) continue;
+    if (c.diag == Diag::Unit) continue;
     for (index_t k : {index_t(1), index_t(17), index_t(129)}) {
       subnormal_diagonal_case<float>(dla::Context::host(), c, k, seed++);
       subnormal_diagonal_case<double>(dla::Context::host(), c, k, seed++);
@@ -403,20 +404,84 @@ TEST(TrsmDevice, HighLevelMatchesHost) {
 }
 
 // TrsmHost.SubnormalDiagonal on the device: the leaves (orders <= 64 and
-// 65..128), the blocked splits and the few-vectors sweep, with 5 and 300
-// vectors. The kernels hold explicit reciprocals / inverses of diagonal
+// 65..128), the blocked splits, the few-vectors sweep (Left, <= 64 vectors,
+// orders > 128) and the thread-per-vector row leaf (Right, >= 1024
+// vectors). The kernels hold explicit reciprocals / inverses of diagonal
 // blocks, which overflow for such an entry; BLAS divides.
 TEST(TrsmDevice, SubnormalDiagonal) {
   DLA_REQUIRE_GPU();
   const dla::Context ctx(dla::Backend::Cuda);
   std::uint64_t seed = 900;
   for (const Combo& c : all_combos()) {
-    if (c.diag == Diag::Unit || c.side == Side::Right) continue;
-    for (index_t k : {index_t(1), index_t(17), index_t(100), index_t(129), index_t(1000)})
-      for (index_t nvec : {index_t(5), index_t(300)}) {
+    if (c.diag == Diag::Unit) continue;
+    for (index_t k : {index_t(1), index_t(17), index_t(100), index_t(127), index_t(128),
+                      index_t(129), index_t(1000)})
+      for (index_t nvec : {index_t(5), index_t(300), index_t(1030)}) {
         subnormal_diagonal_case<float>(ctx, c, k, seed++, nvec);
         subnormal_diagonal_case<double>(ctx, c, k, seed++, nvec);
       }
+    subnormal_diagonal_case<float>(ctx, c, 4097, seed++, 5);
+  }
+}
+
+// Two normal diagonal entries d = 2^-65 (float; double 2^-513) next to each
+// other in one 64-row tile, coupled by 1: the tile's explicit inverse holds
+// 1 / d^2, past the largest number, although no entry is below sfmin, while
+// substitution stays finite (the unknown solved first is O(1), the other
+// ~1/d). The few-vectors sweep (Left, <= 64 vectors, orders > 128) keeps
+// such inverses; it must fall back to substitution. The other paths run
+// too (300 vectors: the leaves and the blocked splits).
+template <class T>
+void inverse_overflow_case(const dla::Context& ctx, const Combo& c, index_t k, index_t nvec,
+                           std::uint64_t seed) {
+  MatD A = make_triangle(k, c.uplo, c.diag, seed);
+  const index_t i = k / 2, j = i + 1;  // the same 64-row tile in both orders for k = 1000
+  const double d = std::ldexp(1.0, -(std::numeric_limits<T>::max_exponent / 2) - 1);
+  A(i, i) = d;
+  A(j, j) = d;
+  if (c.uplo == Uplo::Lower) A(j, i) = 1.0;
+  else A(i, j) = 1.0;
+  // The unknown solved first, f: i where op(A) is lower, j where it is
+  // upper. Its row of op(A) is zero off the diagonal and its right-hand side
+  // is d times O(1), so x_f = O(1); the other x ~ 1 / d.
+  const bool lower_op = (c.uplo == Uplo::Lower) == (c.op == Op::N);
+  const index_t f = lower_op ? i : j;
+  for (index_t q = 0; q < k; ++q) {
+    if (q == f) continue;
+    double& e = c.op == Op::N ? A(f, q) : A(q, f);  // op(A)(f, q)
+    if (!std::isnan(e)) e = 0.0;                      // NaN: the other triangle
+  }
+  MatD B = dla::test::random_matrix<double>(k, nvec, seed + 1);
+  B.row(f) *= d;
+  B = B.cast<T>().template cast<double>();
+  const MatD ref = reference(c, 1.0, A, B);
+  ASSERT_TRUE(ref.allFinite());
+  const dla::Matrix<T> Af = A.cast<T>();
+  dla::Matrix<T> X = B.cast<T>();
+  dla::triangular_solve<T>(ctx, c.side, c.uplo, c.op, c.diag, T(1), Af, X);
+  EXPECT_LE(rel_err<T>(X, ref), tolerance<T>(k))
+      << c.name() << " k=" << k << " nvec=" << nvec << " " << dla::to_string(ctx.backend());
+}
+
+TEST(TrsmHost, InverseOverflowWithNormalDiagonal) {
+  std::uint64_t seed = 1200;
+  for (const Combo& c : all_combos()) {
+    if (c.diag == Diag::Unit || c.side == Side::Right) continue;
+    inverse_overflow_case<float>(dla::Context::host(), c, 1000, 5, seed++);
+    inverse_overflow_case<double>(dla::Context::host(), c, 1000, 5, seed++);
+  }
+}
+
+TEST(TrsmDevice, InverseOverflowWithNormalDiagonal) {
+  DLA_REQUIRE_GPU();
+  const dla::Context ctx(dla::Backend::Cuda);
+  std::uint64_t seed = 1300;
+  for (const Combo& c : all_combos()) {
+    if (c.diag == Diag::Unit || c.side == Side::Right) continue;
+    for (index_t nvec : {index_t(1), index_t(5), index_t(64), index_t(300)}) {
+      inverse_overflow_case<float>(ctx, c, 1000, nvec, seed++);
+      inverse_overflow_case<double>(ctx, c, 1000, nvec, seed++);
+    }
   }
 }
 

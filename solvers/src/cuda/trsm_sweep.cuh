@@ -19,7 +19,9 @@
 //           blocks 0..q is in B; blocks publish in order). The tiles of A are
 //           read one ahead into registers, so the stream of A overlaps the
 //           waits; X(q) is read through L2 (__ldcg: another SM wrote it);
-//   end:    X(p) = inv(M(p, p)) r, stored into B; fence; done = p + 1.
+//   end:    X(p) = inv(M(p, p)) r (by substitution instead where the
+//           inverse is unsafe: a diagonal entry below sfmin, or an entry of
+//           the inverse that overflowed), stored into B; fence; done = p + 1.
 //
 // The chain per block is then: see done, read 64 x 16 of X from L2, one tile
 // product, the inverse product, the store and the fence; the rest of the work
@@ -149,12 +151,15 @@ __global__ void __launch_bounds__(kSweepThreads)
   // Thread (j, g) sums the terms c = g mod 4; Minv is zero above the diagonal.
   load_tile(p, true);
   store_tile();
-  // divide: a diagonal entry of the tile below the smallest normal number.
-  // Its inverse overflows, so X(p) is then found by substitution, dividing
-  // as BLAS does (the end below); Minv goes unused.
   __syncthreads();  // S complete (its diagonal comes from other threads' stores)
-  const bool divide =
-      __syncthreads_or(tid < kSweepRows && !(fabs(sm.S[tid][tid]) >= smallest_normal<T>())) != 0;
+  // unsafe: the explicit inverse cannot be used. Either a diagonal entry is
+  // below the smallest normal number (its reciprocal may overflow; BLAS
+  // divides by it), or an entry of Minv overflowed although every diagonal
+  // entry is normal: Minv(k, j) carries 1 / (M(j, j) M(k, k)), so two
+  // diagonal entries of 2^-65 give 2^130, where substitution stays finite.
+  // X(p) is then found by substitution (the end below); Minv goes unused.
+  // The test runs before any wait, off the chain.
+  bool unsafe = tid < kSweepRows && !(fabs(sm.S[tid][tid]) >= smallest_normal<T>());
   {
     const int j = tid & (kSweepRows - 1), g = tid / kSweepRows;
 #pragma unroll 1
@@ -166,11 +171,14 @@ __global__ void __launch_bounds__(kSweepThreads)
       __syncthreads();
       if (g == 0) {
         const T tot = sm.part[0][j] + sm.part[1][j] + sm.part[2][j] + sm.part[3][j];
-        sm.Minv[k][j] = j < k ? -tot / sm.S[k][k] : j == k ? T(1) / sm.S[k][k] : T(0);
+        const T v = j < k ? -tot / sm.S[k][k] : j == k ? T(1) / sm.S[k][k] : T(0);
+        sm.Minv[k][j] = v;
+        unsafe = unsafe || !isfinite(v);
       }
       __syncthreads();
     }
   }
+  const bool divide = __syncthreads_or(unsafe) != 0;
 
   // ---- r -= M(p, q) X(q) for q < p.
   int seen = 0;  // thread 0: the last value of done it read
