@@ -56,7 +56,7 @@ TEST(LuHost, SquareFloatBackwardErrorAndPivots) {
 
 TEST(LuHost, SquareDoubleBackwardErrorAndPivots) {
   const Context ctx = Context::host();
-  for (Eigen::Index n : {1, 2, 17, 127, 128, 129, 300}) check_factor<double>(ctx, n, n, 20 + n, true);
+  for (Eigen::Index n : {1, 2, 17, 127, 128, 129, 300, 1000}) check_factor<double>(ctx, n, n, 20 + n, true);
   check_factor<double>(ctx, 1000, 1000, 8, false);
 }
 
@@ -129,10 +129,22 @@ void check_singular(const Context& ctx) {
 }
 
 TEST(LuHost, SubnormalPivotColumn) {
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{8, 8}, {100, 100}, {8, 5}, {5, 8}, {200, 70}, {70, 200}}) {
-    check_subnormal_pivot_column<float>(Context::host(), m, n);
-    check_subnormal_pivot_column<double>(Context::host(), m, n);
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {1, 1}, {8, 8}, {100, 100}, {8, 5}, {5, 8}, {200, 70}, {70, 200}}) {
+    for (Eigen::Index col : {Eigen::Index(0), Eigen::Index(std::min(m, n) / 2)}) {
+      check_subnormal_pivot_column<float>(Context::host(), m, n, col);
+      check_subnormal_pivot_column<double>(Context::host(), m, n, col);
+    }
   }
+}
+
+TEST(LuHost, SubnormalLastPivotAccuracy) {
+  for (Eigen::Index n : {1, 2, 17, 127, 128, 129, 300, 1000})
+    for (Eigen::Index nrhs : {1, 3})
+      for (Op op : {Op::N, Op::T}) {
+        check_subnormal_last_pivot_accuracy<float>(Context::host(), n, nrhs, op);
+        check_subnormal_last_pivot_accuracy<double>(Context::host(), n, nrhs, op);
+      }
 }
 
 TEST(LuHost, SubnormalPivotSolve) {
