@@ -18,20 +18,21 @@ template <class T, int Mode, int Flip>
 void host_solve_mode(Side side, Op opA, const Matrix<T>& A, Matrix<T>& B) {
   const auto tri = A.template triangularView<Mode>();
   const auto tri_t = A.transpose().template triangularView<Flip>();
-  // The left side divides by a subnormal diagonal entry, as BLAS trsm does
-  // (host_tri_solve.hpp); on the right BLAS multiplies by 1/A(j,j) too.
-  auto solve_left = [&](const auto& t) {
-    if constexpr ((Mode & Eigen::UnitDiag) != 0) t.solveInPlace(B);
-    else detail::solve_dividing(t, A.diagonal(), B);
+  // Both sides divide by a subnormal diagonal entry (host_tri_solve.hpp), as
+  // the device kernels do. BLAS trsm divides on the left; on the right it
+  // multiplies by 1 / A(j, j), which overflows for such an entry.
+  auto solve = [&](const auto& t, auto&& X) {
+    if constexpr ((Mode & Eigen::UnitDiag) != 0) t.solveInPlace(X);
+    else detail::solve_dividing(t, A.diagonal(), X);
   };
   if (side == Side::Left) {
-    if (opA == Op::N) solve_left(tri);
-    else solve_left(tri_t);
+    if (opA == Op::N) solve(tri, B);
+    else solve(tri_t, B);
   } else {
     // X op(A) = B  <=>  op(A)^T X^T = B^T
     auto Bt = B.transpose();
-    if (opA == Op::N) tri_t.solveInPlace(Bt);
-    else tri.solveInPlace(Bt);
+    if (opA == Op::N) solve(tri_t, Bt);
+    else solve(tri, Bt);
   }
 }
 
