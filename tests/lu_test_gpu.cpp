@@ -225,31 +225,17 @@ TEST(LuGpu, SingularZeroColumn) {
 // by it, as LAPACK does, and not return Inf/NaN factors or solutions.
 TEST(LuGpu, SubnormalPivotColumn) {
   DLA_REQUIRE_GPU();
-  const Context ctx(Backend::Cuda);
-  for (auto [m, n] : std::vector<std::pair<int, int>>{
-           {1, 1}, {8, 8}, {100, 100}, {8, 5}, {5, 8}, {200, 70}, {70, 200}, {1000, 1000},
-           {3001, 3001}, {4097, 300}, {300, 4097}}) {
-    // The first column, and one in the middle (a tiny pivot inside a panel,
-    // after the updates of the columns before it).
-    for (Eigen::Index col : {Eigen::Index(0), Eigen::Index(std::min(m, n) / 2)}) {
-      check_subnormal_pivot_column<float>(ctx, m, n, col);
-      check_subnormal_pivot_column<double>(ctx, m, n, col);
-    }
-  }
+  check_subnormal_pivot_columns(Context(Backend::Cuda),
+                                {{1, 1}, {8, 8}, {100, 100}, {8, 5}, {5, 8}, {200, 70}, {70, 200},
+                                 {1000, 1000}, {3001, 3001}, {4097, 300}, {300, 4097}});
 }
 
 // The cooperative grid-barrier panel leaf (getrf_panel.cu), which runs only
 // where a cluster is refused: forced here.
 TEST(LuGpu, SubnormalPivotColumnCooperativeLeaf) {
   DLA_REQUIRE_GPU();
-  const Context ctx(Backend::Cuda);
   ScopedEnv env("DLA_GETRF_NO_CLUSTER", "1");
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{100, 100}, {1000, 1000}, {4097, 300}}) {
-    for (Eigen::Index col : {Eigen::Index(0), Eigen::Index(std::min(m, n) / 2)}) {
-      check_subnormal_pivot_column<float>(ctx, m, n, col);
-      check_subnormal_pivot_column<double>(ctx, m, n, col);
-    }
-  }
+  check_subnormal_pivot_columns(Context(Backend::Cuda), {{100, 100}, {1000, 1000}, {4097, 300}});
 }
 
 // The solution itself, componentwise (lu_test_util.hpp): the normwise

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dla/core/context.hpp"
@@ -113,6 +114,18 @@ void check_subnormal_pivot_column(const Context& ctx, Eigen::Index m, Eigen::Ind
   EXPECT_EQ(lu.info, 0);
   ASSERT_TRUE(lu.factors.allFinite());
   EXPECT_LE(factor_backward_error<T>(A, Mat<T>(lu.factors), lu.ipiv), limit);
+}
+
+// check_subnormal_pivot_column for each shape, float and double, with the
+// tiny column first and in the middle (a tiny pivot inside a panel, after the
+// updates of the columns before it).
+inline void check_subnormal_pivot_columns(const Context& ctx,
+                                          const std::vector<std::pair<int, int>>& shapes) {
+  for (auto [m, n] : shapes)
+    for (Eigen::Index col : {Eigen::Index(0), Eigen::Index(std::min(m, n) / 2)}) {
+      check_subnormal_pivot_column<float>(ctx, m, n, col);
+      check_subnormal_pivot_column<double>(ctx, m, n, col);
+    }
 }
 
 // One equation in subnormal units (its row scaled by min/4096): U gets a
