@@ -14,8 +14,10 @@ namespace {
 // Ends the process after an error without the atexit handlers: HDF5 1.10
 // keeps a file whose close failed (disk full, quota, file size limit) in its
 // ID table, half destroyed, and segfaults closing it again in H5_term_library
-// at exit (HDF5 PRs #2291/#2496, 2023, fix it upstream). dla's writers are
-// already gone by now (the temporary file removed); stdio is flushed first.
+// at exit (HDF5 PRs #2291/#2496, 2023, fix it upstream). dla's io skips
+// HDF5's exit cleanup after such a failure (io/src/h5util.cpp); this is a
+// second guard. dla's writers are already gone by now (the temporary file
+// removed); stdio is flushed first.
 [[noreturn]] void exit_after_error(int code) {
   std::fflush(nullptr);
   std::_Exit(code);

@@ -13,13 +13,14 @@ namespace dla::test::io {
 namespace {
 struct Scratch {
   fs::path dir;
+  pid_t owner = ::getpid();  // a forked child that ends through exit() keeps it
   Scratch() {
     std::string t = (fs::temp_directory_path() / "dla_io_test.XXXXXX").string();
     if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed");
     dir = t;
   }
   ~Scratch() {
-    if (!std::getenv("DLA_IO_KEEP")) {
+    if (::getpid() == owner && !std::getenv("DLA_IO_KEEP")) {
       std::error_code ec;
       fs::remove_all(dir, ec);
     }

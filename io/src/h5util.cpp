@@ -3,12 +3,39 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 namespace dla::io::detail {
+
+namespace {
+// HDF5 1.10 (Debian 12 has 1.10.8) frees an object whose close failed (a
+// file whose last flush hit a full disk, a quota or a file size limit) but
+// keeps its ID, and H5_term_library, which HDF5 runs at exit, closes it again
+// and crashes (upstream PRs #2291 and #2496, 2023). So a program that caught
+// such an IoError and went on crashed when it ended. dla takes HDF5's exit
+// handler over: before the library starts, H5dont_atexit() keeps HDF5 from
+// registering its own, and dla's runs H5close() as HDF5's would, unless a
+// close failed in this process: then it leaves HDF5 alone (the files dla
+// opened are closed or abandoned by then; files a program leaves open are
+// then not flushed at exit, as a program should close them itself). If
+// HDF5 had started before this (another static initializer calling it), its
+// own handler stays, as before.
+std::atomic<bool> g_close_failed{false};
+
+extern "C" void dla_hdf5_at_exit() {
+  if (!g_close_failed.load()) H5close();
+}
+
+const bool g_exit_handler = [] {
+  if (H5dont_atexit() < 0) return false;  // switched off already: not ours to run
+  std::atexit(dla_hdf5_at_exit);
+  return true;
+}();
+}  // namespace
 
 Silence::Silence() {
   H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
@@ -73,6 +100,7 @@ bool Handle::close() {
     case H5I_GENPROP_LST: r = H5Pclose(id); break;
     default: r = H5Oclose(id); break;
   }
+  if (r < 0) g_close_failed.store(true);
   return r >= 0;
 }
 
