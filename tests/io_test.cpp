@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <thread>
 
 #include "io_test_util.hpp"
 #include "test_util.hpp"
@@ -337,6 +339,59 @@ int peak_growth_mb(const std::function<void()>& setup, const std::function<void(
   int status = 0;
   if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status) == 255 ? -1 : WEXITSTATUS(status);  // 255: it threw
+}
+
+// dla::io from several threads at once (HDF5 serializes its calls when it is
+// built thread-safe, as Debian's and Ubuntu's are; dla::io::thread_safe()
+// says so). Each thread writes its own file through a FileWriter (two
+// datasets, gzip on every other round, an attribute), commits, reads it
+// back, and reads a file that all threads share; every value must come back
+// exactly. A guard: state of dla's own that two threads share (a buffer, the
+// temporary files' registry) would show up here as wrong data or errors.
+TEST(IoRoundTrip, ConcurrentThreads) {
+  if (!dla::io::thread_safe())
+    GTEST_SKIP() << "this HDF5 library was built without thread safety: dla::io is for one thread "
+                    "at a time here";
+  const fs::path dir = fresh_dir("threads");
+  const std::string shared = (dir / "shared.h5").string();
+  const Mat<double> s = random_matrix<double>(70, 50, 3);
+  dla::io::write_matrix<double>(shared, "S", s);
+  constexpr int kThreads = 8, kRounds = 25;
+  std::atomic<int> wrong{0}, errors{0};
+  std::vector<std::string> first_error(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      const std::string file = (dir / ("t" + std::to_string(t) + ".h5")).string();
+      for (int r = 0; r < kRounds; ++r) {
+        try {
+          const Mat<float> a = random_matrix<float>(20 + t, 30 + r, std::uint64_t(100 * t + r));
+          const dla::Batch<double> b = dla::test::random_batch<double>(3, 4 + t, 5, std::uint64_t(t + 1));
+          {
+            dla::io::FileWriter w(file, {.force = true, .gzip_level = r % 2});
+            w.write_matrix<float>("A", a);
+            w.write_batch<double>("B", b);
+            w.set_attribute("A", "round", dla::io::Attribute(std::int64_t(r)));
+            w.commit();
+          }
+          bool same = dla::io::read_matrix<float>(file, "A") == a &&
+                      dla::io::read_matrix<double>(shared, "S") == s;
+          const dla::Batch<double> rb = dla::io::read_batch<double>(file, "B");
+          for (dla::index_t i = 0; i < b.count(); ++i) same = same && rb[i] == b[i];
+          const auto round = dla::io::read_attribute(file, "A", "round");
+          same = same && std::holds_alternative<std::int64_t>(round) && std::get<std::int64_t>(round) == r;
+          if (!same) ++wrong;
+        } catch (const std::exception& e) {
+          ++errors;
+          if (first_error[std::size_t(t)].empty()) first_error[std::size_t(t)] = e.what();
+        }
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0) << "rounds with data that did not come back exactly";
+  EXPECT_EQ(errors.load(), 0);
+  for (const std::string& e : first_error)
+    if (!e.empty()) ADD_FAILURE() << e;
 }
 
 TEST(IoRoundTrip, LargeTransfersNeedNoFullCopy) {

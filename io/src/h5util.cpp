@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "dla/io/read.hpp"
+
 namespace dla::io::detail {
 
 namespace {
@@ -36,6 +38,17 @@ const bool g_exit_handler = [] {
   return true;
 }();
 }  // namespace
+
+}  // namespace dla::io::detail
+
+namespace dla::io {
+bool thread_safe() noexcept {
+  hbool_t ts = false;
+  return H5is_library_threadsafe(&ts) >= 0 && ts;
+}
+}  // namespace dla::io
+
+namespace dla::io::detail {
 
 Silence::Silence() {
   H5Eget_auto2(H5E_DEFAULT, &func_, &data_);

@@ -14,6 +14,12 @@ namespace dla::io {
 // All datasets of the file, recursively, sorted by name.
 std::vector<DatasetInfo> list_datasets(const std::string& path);
 
+// Whether dla::io may be called from several threads at once: true where the
+// HDF5 library was built thread-safe (Debian's and Ubuntu's are: HDF5 then
+// serializes its calls with one global lock, so concurrent calls are safe but
+// not parallel). Where false, call dla::io from one thread at a time.
+bool thread_safe() noexcept;
+
 // A 2-D dataset (rows, cols) as a rows x cols matrix; a 1-D dataset (n) as n x 1
 // (info->rank = 1). float32/float64/integer datasets convert to T.
 template <class T>
