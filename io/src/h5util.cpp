@@ -82,13 +82,40 @@ std::string hdf5_message() {
   return out;
 }
 
+// HDF5's POSIX driver reports a failed system call as one long text with a
+// time stamp and a line break inside, e.g. "file write failed: time = Sat Dec
+// 5 08:07:27 2026\n, filename = '...', file descriptor = 3, errno = 27, error
+// message = 'File too large', buf = 0x..., total write size = 619648, bytes
+// this sub-write = 619648, bytes actually written = 18446744073709551615,
+// offset = 0". Shown to a user as "file write failed: File too large (errno
+// 27)". Any other text only loses its line breaks.
+std::string tidy_hdf5_text(std::string h) {
+  const std::string key = "error message = '";
+  const std::size_t m = h.find(key), stamp = h.find(": time = ");
+  if (m != std::string::npos && stamp != std::string::npos && stamp < m) {
+    const std::size_t m0 = m + key.size(), m1 = h.find('\'', m0);
+    auto field = [&](const std::string& name) {  // "name = value," -> value
+      const std::size_t a = h.find(name + " = ");
+      if (a == std::string::npos) return std::string();
+      const std::size_t b = a + name.size() + 3;
+      return h.substr(b, h.find_first_of(",)", b) - b);
+    };
+    const std::string err = field("errno");
+    std::string out = h.substr(0, stamp) + ": " + h.substr(m0, m1 == std::string::npos ? m1 : m1 - m0);
+    if (!err.empty()) out += " (errno " + err + ")";
+    h = out;
+  }
+  std::replace(h.begin(), h.end(), '\n', ' ');
+  return h;
+}
+
 std::string message(const std::string& path, const std::string& dataset, const std::string& what,
                     bool with_hdf5) {
   std::string m = "HDF5 file '" + path + "'";
   if (!dataset.empty()) m += ", dataset '" + dataset + "'";
   m += ": " + what;
   if (with_hdf5) {
-    const std::string h = hdf5_message();
+    const std::string h = tidy_hdf5_text(hdf5_message());
     if (!h.empty()) m += " (HDF5: " + h + ")";
   }
   return m;
@@ -185,7 +212,7 @@ Handle open_file(const std::string& path) {
         : lock ? "cannot be opened: the file cannot be locked (a file system without flock support? "
                  "set HDF5_USE_FILE_LOCKING=FALSE)"
                : "cannot be opened: the file is truncated or corrupted";
-    fail(path, "", why + (h.empty() ? "" : " (HDF5: " + h + ")"));
+    fail(path, "", why + (h.empty() ? "" : " (HDF5: " + tidy_hdf5_text(h) + ")"));
   }
   return f;
 }

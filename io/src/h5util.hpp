@@ -32,6 +32,11 @@ class Silence {
 // clears the stack.
 std::string hdf5_message();
 
+// HDF5's text as shown to a user: the POSIX driver's report of a failed
+// system call shortened to its cause ("file write failed: File too large
+// (errno 27)"), line breaks removed.
+std::string tidy_hdf5_text(std::string h);
+
 // "HDF5 file 'path', dataset 'ds': what" (the dataset part left out when empty),
 // with " (HDF5: ...)" appended when with_hdf5 and the stack holds a message.
 std::string message(const std::string& path, const std::string& dataset, const std::string& what,
