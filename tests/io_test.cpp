@@ -303,7 +303,7 @@ TEST(IoRoundTrip, BlockwiseTransfersAreExact) {
 }
 
 // dla::io from several threads at once (HDF5 serializes its calls when it is
-// built thread-safe, as Debian's and Ubuntu's are; dla::io::thread_safe()
+// built thread-safe, as Debian 12's is; dla::io::thread_safe()
 // says so). Each thread writes its own file through a FileWriter (two
 // datasets, gzip on every other round, an attribute), commits, reads it
 // back, and reads a file that all threads share; every value must come back
