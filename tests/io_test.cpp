@@ -18,7 +18,6 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <memory>
 #include <thread>
 
 #include "io_test_util.hpp"
@@ -253,10 +252,6 @@ TEST(IoRoundTrip, IntegerVectors) {
 // that convert (float64 on disk into float). The values must be those of the
 // one-box transfers, bit for bit, both ways.
 TEST(IoRoundTrip, BlockwiseTransfersAreExact) {
-  struct BlockBytes {
-    explicit BlockBytes(const char* v) { ::setenv("DLA_IO_BLOCK_BYTES", v, 1); }
-    ~BlockBytes() { ::unsetenv("DLA_IO_BLOCK_BYTES"); }
-  };
   const fs::path dir = fresh_dir("blocks");
   const std::vector<std::pair<int, int>> shapes = {{1, 1}, {1, 300}, {300, 1}, {37, 53}, {129, 513}, {2000, 300}};
   const std::vector<std::array<int, 3>> batches = {{1, 300, 200}, {7, 37, 53}, {3, 1, 70}, {40, 100, 100}};
@@ -282,13 +277,13 @@ TEST(IoRoundTrip, BlockwiseTransfersAreExact) {
     };
     write(one);
     {
-      const BlockBytes tiny("4096");
+      const dla::test::ScopedEnv tiny("DLA_IO_BLOCK_BYTES", "4096");
       write(many);
     }
     for (const char* budget : {"", "4096", "100"}) {
       SCOPED_TRACE(::testing::Message() << "DLA_IO_BLOCK_BYTES '" << budget << "'");
-      std::unique_ptr<BlockBytes> env;
-      if (*budget) env = std::make_unique<BlockBytes>(budget);
+      // "": not a positive integer, so the default budget.
+      const dla::test::ScopedEnv env("DLA_IO_BLOCK_BYTES", budget);
       for (const std::string& file : {one, many}) {
         for (std::size_t i = 0; i < ms.size(); ++i) {
           const std::string name = "m" + std::to_string(i);
@@ -307,42 +302,8 @@ TEST(IoRoundTrip, BlockwiseTransfersAreExact) {
   }
 }
 
-// The resident memory a write or a read adds beyond the data itself: at most
-// one bounded buffer (16 MB), not a C-order copy of the whole matrix or batch
-// (the transposes used to make one, which doubled the peak of every large
-// write and read: dla factor, solve, gen). Each transfer of 128 MB of float64
-// runs in a child process of its own (fork: its peak resident size starts at
-// its current one), the data made before the first getrusage: the growth of
-// ru_maxrss over the transfer, in MB, is the child's exit status. A read's
-// growth includes the 128 MB it returns.
-int peak_growth_mb(const std::function<void()>& setup, const std::function<void()>& transfer) {
-  const pid_t pid = ::fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    auto peak_mb = [] {
-      struct rusage u {};
-      ::getrusage(RUSAGE_SELF, &u);
-      return double(u.ru_maxrss) / 1024.0;
-    };
-    int code = 255;
-    try {
-      setup();
-      const double p0 = peak_mb();
-      transfer();
-      code = int(std::min(254.0, std::max(0.0, peak_mb() - p0)));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-    }
-    std::fflush(nullptr);
-    ::_exit(code);
-  }
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status) == 255 ? -1 : WEXITSTATUS(status);  // 255: it threw
-}
-
 // dla::io from several threads at once (HDF5 serializes its calls when it is
-// built thread-safe, as Debian's and Ubuntu's are; dla::io::thread_safe()
+// built thread-safe, as Debian 12's is; dla::io::thread_safe()
 // says so). Each thread writes its own file through a FileWriter (two
 // datasets, gzip on every other round, an attribute), commits, reads it
 // back, and reads a file that all threads share; every value must come back
@@ -392,6 +353,55 @@ TEST(IoRoundTrip, ConcurrentThreads) {
   EXPECT_EQ(errors.load(), 0);
   for (const std::string& e : first_error)
     if (!e.empty()) ADD_FAILURE() << e;
+}
+
+// Runs body in a forked child and returns its exit status: body's return
+// value, 1000 + s when signal s ended the child, -1 when it could not run.
+// through_exit: the child ends through exit(), static destructors and atexit
+// handlers included, as a program's normal end; else through _exit().
+int run_in_child(const std::function<int()>& body, bool through_exit) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const int code = body();
+    std::fflush(nullptr);
+    if (through_exit) std::exit(code);
+    ::_exit(code);
+  }
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The resident memory a write or a read adds beyond the data itself: at most
+// one bounded buffer (16 MB), not a C-order copy of the whole matrix or batch
+// (the transposes used to make one, which doubled the peak of every large
+// write and read: dla factor, solve, gen). Each transfer of 128 MB of float64
+// runs in a child process of its own (fork: its peak resident size starts at
+// its current one), the data made before the first getrusage: the growth of
+// ru_maxrss over the transfer, in MB, is the child's exit status. A read's
+// growth includes the 128 MB it returns.
+int peak_growth_mb(const std::function<void()>& setup, const std::function<void()>& transfer) {
+  const int status = run_in_child(
+      [&] {
+        auto peak_mb = [] {
+          struct rusage u {};
+          ::getrusage(RUSAGE_SELF, &u);
+          return double(u.ru_maxrss) / 1024.0;
+        };
+        try {
+          setup();
+          const double p0 = peak_mb();
+          transfer();
+          return int(std::min(254.0, std::max(0.0, peak_mb() - p0)));
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          return 255;
+        }
+      },
+      false);
+  return status < 0 || status >= 255 ? -1 : status;  // 255: it threw; >= 1000: a signal
 }
 
 TEST(IoRoundTrip, LargeTransfersNeedNoFullCopy) {
@@ -554,34 +564,28 @@ TEST(IoWrite, FailedFsyncLeavesNothing) {
 // datasets, and a successful write (the cleanup then runs, and the file
 // reads back in the parent).
 int exit_status_after_write(const std::string& file, int n, int gzip_level) {
-  const pid_t pid = ::fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    std::signal(SIGXFSZ, SIG_IGN);
-    const struct rlimit lim {100 * 1024, 100 * 1024};
-    ::setrlimit(RLIMIT_FSIZE, &lim);
-    int code = 0;
-    try {
-      dla::io::write_matrix<double>(file, "A", random_matrix<double>(n, n, 5),
-                                    {.gzip_level = gzip_level});
-    } catch (const dla::IoError& e) {
-      // The failure this test makes, named by its cause in one line (HDF5's
-      // driver text has a time stamp and a line break; h5util.cpp tidies it).
-      const std::string m = e.what();
-      const bool tidy = m.find(std::strerror(EFBIG)) != std::string::npos &&
-                        m.find('\n') == std::string::npos && m.find("time =") == std::string::npos;
-      if (!tidy) std::fprintf(stderr, "untidy message: %s\n", m.c_str());
-      code = tidy ? 3 : 5;
-    } catch (...) {
-      code = 4;
-    }
-    std::fflush(nullptr);
-    std::exit(code);
-  }
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run_in_child(
+      [&] {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const struct rlimit lim {100 * 1024, 100 * 1024};
+        ::setrlimit(RLIMIT_FSIZE, &lim);
+        try {
+          dla::io::write_matrix<double>(file, "A", random_matrix<double>(n, n, 5),
+                                        {.gzip_level = gzip_level});
+          return 0;
+        } catch (const dla::IoError& e) {
+          // The failure this test makes, named by its cause in one line (HDF5's
+          // driver text has a time stamp and a line break; h5util.cpp tidies it).
+          const std::string m = e.what();
+          const bool tidy = m.find(std::strerror(EFBIG)) != std::string::npos &&
+                            m.find('\n') == std::string::npos && m.find("time =") == std::string::npos;
+          if (!tidy) std::fprintf(stderr, "untidy message: %s\n", m.c_str());
+          return tidy ? 3 : 5;
+        } catch (...) {
+          return 4;
+        }
+      },
+      true);
 }
 
 TEST(IoWrite, FailedWriteThenNormalExit) {

@@ -39,17 +39,6 @@ const bool g_exit_handler = [] {
 }();
 }  // namespace
 
-}  // namespace dla::io::detail
-
-namespace dla::io {
-bool thread_safe() noexcept {
-  hbool_t ts = false;
-  return H5is_library_threadsafe(&ts) >= 0 && ts;
-}
-}  // namespace dla::io
-
-namespace dla::io::detail {
-
 Silence::Silence() {
   H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -94,15 +83,9 @@ std::string tidy_hdf5_text(std::string h) {
   const std::size_t m = h.find(key), stamp = h.find(": time = ");
   if (m != std::string::npos && stamp != std::string::npos && stamp < m) {
     const std::size_t m0 = m + key.size(), m1 = h.find('\'', m0);
-    auto field = [&](const std::string& name) {  // "name = value," -> value
-      const std::size_t a = h.find(name + " = ");
-      if (a == std::string::npos) return std::string();
-      const std::size_t b = a + name.size() + 3;
-      return h.substr(b, h.find_first_of(",)", b) - b);
-    };
-    const std::string err = field("errno");
     std::string out = h.substr(0, stamp) + ": " + h.substr(m0, m1 == std::string::npos ? m1 : m1 - m0);
-    if (!err.empty()) out += " (errno " + err + ")";
+    if (const std::size_t e = h.find("errno = "); e != std::string::npos)
+      out += " (errno " + h.substr(e + 8, h.find(',', e) - e - 8) + ")";
     h = out;
   }
   std::replace(h.begin(), h.end(), '\n', ' ');
@@ -375,3 +358,8 @@ std::string shape_string(const std::vector<index_t>& shape) {
 }
 
 }  // namespace dla::io::detail
+
+bool dla::io::thread_safe() noexcept {
+  hbool_t ts = false;
+  return H5is_library_threadsafe(&ts) >= 0 && ts;
+}
