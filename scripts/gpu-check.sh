@@ -12,6 +12,9 @@
 #   GPU_CHECK_SUITES      bench suites (default: gemm getrf potrf batched)
 #   GPU_CHECK_BENCH_ARGS  extra args for every `dla bench` call (e.g. --quick)
 #   GPU_CHECK_CTEST_ARGS  extra args for ctest (e.g. -R Gemm)
+#   GPU_CHECK_SANITIZE_FILTER  gtest filter of the sanitize step (default
+#                         '*Sanitize*'; e.g. 'SanitizeLu.*:SanitizeTrsm.*' to
+#                         check only the kernels a change touched)
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${OUT:-$ROOT/out}"
@@ -20,6 +23,7 @@ BUILD="${GPU_CHECK_BUILD_DIR:-$ROOT/build-gpu}"
 STEPS=",${GPU_CHECK_STEPS:-build,test,sanitize,bench},"
 SUITES="${GPU_CHECK_SUITES:-gemm getrf potrf batched}"
 BENCH_ARGS="${GPU_CHECK_BENCH_ARGS:-}"
+SAN_FILTER="${GPU_CHECK_SANITIZE_FILTER:-*Sanitize*}"
 SUMMARY="$OUT/summary.txt"
 : > "$SUMMARY"
 status=0
@@ -60,11 +64,11 @@ if has sanitize; then
   : > "$OUT/sanitize.log"
   for exe in "$BUILD"/tests/*_test; do
     [ -x "$exe" ] || continue
-    n=$("$exe" --gtest_list_tests --gtest_filter='*Sanitize*' 2>/dev/null | grep -c '^  ')
+    n=$("$exe" --gtest_list_tests --gtest_filter="$SAN_FILTER" 2>/dev/null | grep -c '^  ')
     [ "$n" -gt 0 ] || continue
     for tool in memcheck racecheck; do
       if DLA_EXPECT_GPU=1 compute-sanitizer --tool "$tool" --error-exitcode 99 \
-           "$exe" --gtest_filter='*Sanitize*' >> "$OUT/sanitize.log" 2>&1; then
+           "$exe" --gtest_filter="$SAN_FILTER" >> "$OUT/sanitize.log" 2>&1; then
         note sanitize "$(basename "$exe") $tool: clean ($n tests)"
       else
         note sanitize "$(basename "$exe") $tool: ERRORS (see sanitize.log)"; status=1
