@@ -142,8 +142,11 @@ TEST(LuHost, SubnormalLastPivotAccuracy) {
       }
 }
 
+// Up to n = 1000 here (n = 3001 with 200 rhs took 19 s on the host); the GPU
+// test adds 3001. The bound on X already fails the old op-T form at n = 2
+// with 3 rhs (X = 2.6e33 in float).
 TEST(LuHost, SubnormalPivotSolve) {
-  for (Eigen::Index n : {2, 50, 300, 1000, 3001})
+  for (Eigen::Index n : {2, 50, 300, 1000})
     for (Eigen::Index nrhs : {1, 3, 200})
       for (Op op : {Op::N, Op::T}) {
         check_subnormal_pivot_solve<float>(Context::host(), n, nrhs, op);
