@@ -32,10 +32,10 @@ namespace dla::cuda::detail {
 
 constexpr int kTrsmLeafThreads = 256;
 
-template <class T, int NB, int G>
+template <class T, int NB, int G, bool Sfmin>
 constexpr std::size_t trsm_leaf_smem_bytes() {
   constexpr int VB = kTrsmLeafThreads / G;
-  return sizeof(T) * std::size_t(NB * (NB + 1) + NB * (VB + 1) + 2 * NB);
+  return sizeof(T) * std::size_t(NB * (NB + 1) + NB * (VB + 1) + (Sfmin ? 2 : 1) * NB);
 }
 
 // Fills the k x k triangle M (M(i, j) = trans ? A(j, i) : A(i, j); k <= NB)
@@ -47,13 +47,18 @@ constexpr std::size_t trsm_leaf_smem_bytes() {
 // 1 (sfmin.cuh), and the kernels take x_i = (x dsc[i]) rdiag[i]. Returns, to
 // every thread (a barrier: call it from all of them), whether there is such
 // an entry; without one the kernels take x rdiag[i] as before (the test
-// TrsmDevice.SubnormalDiagonal). Only the stored triangle of A is
+// TrsmDevice.SubnormalDiagonal). With Sfmin = false (a unit diagonal, whose
+// entries are never read: getrf's solves with L11) none of this is compiled,
+// dsc is unused, there is no barrier, and the result is false: the code of the
+// kernels before session 45, whose float NB = 128 leaf has 80 registers
+// against 100 with the pass (sgetrf 2-2.8% slower at 1024 and 4096 on an H100
+// with it; docs/lu.md, session 47). Only the stored triangle of A is
 // read. The fast index follows A's contiguous dimension (coalesced), in
 // batches of 16 unconditional loads (elements outside the triangle read a
 // valid address and are discarded) before their shared stores: one L2 round
 // trip per batch. Loads under a condition, each followed by its store, were
 // one round trip each (trsm_rows_kernel on the H200: the fill took ~36 of 81 us).
-template <class T, int NB, int NT>
+template <class T, int NB, int NT, bool Sfmin>
 __device__ __forceinline__ bool fill_triangle(const T* __restrict__ A, index_t lda, int k,
                                               bool trans, bool lower, bool unit, T* S, int si,
                                               int sj, T* rdiag, T* dsc) {
@@ -79,10 +84,11 @@ __device__ __forceinline__ bool fill_triangle(const T* __restrict__ A, index_t l
       S[i * si + j * sj] = in_tri ? v[u] : T(0);
       if (i == j) {
         rdiag[i] = i < k ? (unit ? T(1) : T(1) / v[u]) : T(0);
-        dsc[i] = i < k && !unit ? v[u] : T(1);  // M(i, i) for the pass below
+        if constexpr (Sfmin) dsc[i] = i < k && !unit ? v[u] : T(1);  // M(i, i) for the pass below
       }
     }
   }
+  if constexpr (!Sfmin) return false;
   // The entries below sfmin, after a barrier: kept out of the loop above,
   // where they cost the NB = 128 float leaf up to 48 more registers.
   __syncthreads();
@@ -97,18 +103,19 @@ __device__ __forceinline__ bool fill_triangle(const T* __restrict__ A, index_t l
   return __syncthreads_or(tiny) != 0;
 }
 
-template <class T, int NB, int G>
+template <class T, int NB, int G, bool Sfmin>
 __global__ void __launch_bounds__(kTrsmLeafThreads)
     trsm_leaf_kernel(const T* __restrict__ A, index_t lda, int k, bool trans, bool lower,
                      bool unit, T* B, index_t estride, index_t vstride, index_t nvec, T alpha) {
   constexpr int NT = kTrsmLeafThreads, VB = NT / G, R = NB / G;
   static_assert(32 % G == 0 && NB % G == 0 && (NB * NB) % NT == 0 && (NB * VB) % NT == 0,
                 "trsm leaf tiling");
-  // Dynamic shared memory, trsm_leaf_smem_bytes<T, NB, G>() bytes:
+  // Dynamic shared memory, trsm_leaf_smem_bytes<T, NB, G, Sfmin>() bytes:
   //   Ms[NB][NB + 1]  strictly triangular part of M, zero elsewhere
   //   Xs[NB][VB + 1]  Xs[e][v]: element e of vector v of the tile
   //   rdiag[NB]       1 / M(i, i) (1 with `unit`, 0 beyond k)
-  //   dsc[NB]         1, or 2^64 where M(i, i) is below the smallest normal number
+  //   dsc[NB]         1, or 2^64 where M(i, i) is below the smallest normal
+  //                   number (Sfmin only)
   extern __shared__ __align__(16) unsigned char trsm_smem[];
   T(*Ms)[NB + 1] = reinterpret_cast<T(*)[NB + 1]>(trsm_smem);
   T(*Xs)[VB + 1] = reinterpret_cast<T(*)[VB + 1]>(trsm_smem + sizeof(T) * NB * (NB + 1));
@@ -116,8 +123,8 @@ __global__ void __launch_bounds__(kTrsmLeafThreads)
   T* dsc = rdiag + NB;
   const int tid = threadIdx.x;
   // scaled: a diagonal entry below the smallest normal number (fill_triangle).
-  const bool scaled =
-      fill_triangle<T, NB, NT>(A, lda, k, trans, lower, unit, &Ms[0][0], NB + 1, 1, rdiag, dsc);
+  const bool scaled = fill_triangle<T, NB, NT, Sfmin>(A, lda, k, trans, lower, unit, &Ms[0][0],
+                                                      NB + 1, 1, rdiag, dsc);
   const int g = tid % G, vl = tid / G;
   const bool econtig = estride == 1;
   const index_t ntiles = (nvec + VB - 1) / VB;
@@ -196,12 +203,13 @@ constexpr int kRowsChunk = 32;
 template <class T, int NB>
 constexpr int trsm_rows_ld() { return NB + 16 / int(sizeof(T)); }  // keeps 16-byte rows
 
-template <class T, int NB>
+template <class T, int NB, bool Sfmin>
 constexpr std::size_t trsm_rows_smem_bytes() {
-  return sizeof(T) * std::size_t(NB * trsm_rows_ld<T, NB>() + 2 * NB + NB * kTrsmRowsThreads);
+  return sizeof(T) *
+         std::size_t(NB * trsm_rows_ld<T, NB>() + (Sfmin ? 2 : 1) * NB + NB * kTrsmRowsThreads);
 }
 
-template <class T, int NB>
+template <class T, int NB, bool Sfmin>
 __global__ void __launch_bounds__(kTrsmRowsThreads)
     trsm_rows_kernel(const T* __restrict__ A, index_t lda, int k, bool trans, bool lower,
                      bool unit, T* B, index_t estride, index_t nvec, T alpha) {
@@ -210,11 +218,13 @@ __global__ void __launch_bounds__(kTrsmRowsThreads)
   extern __shared__ __align__(16) unsigned char trsm_rows_smem[];
   T* Mc = reinterpret_cast<T*>(trsm_rows_smem);  // Mc[i * LD + j] = M(j, i)
   T* rdiag = Mc + NB * LD;                       // 1 / M(i, i); 0 beyond k
-  T* dsc = rdiag + NB;                           // 1, or 2^64 (fill_triangle)
-  T* Xs = dsc + NB;                              // Xs[e * NT + tid]: solved elements
+  T* dsc = rdiag + NB;                           // 1, or 2^64 (fill_triangle; Sfmin only)
+  T* Xs = dsc + (Sfmin ? NB : 0);                // Xs[e * NT + tid]: solved elements
   const int tid = threadIdx.x;
   // scaled: a diagonal entry below the smallest normal number (fill_triangle).
-  const bool scaled = fill_triangle<T, NB, NT>(A, lda, k, trans, lower, unit, Mc, 1, LD, rdiag, dsc);
+  const bool scaled =
+      fill_triangle<T, NB, NT, Sfmin>(A, lda, k, trans, lower, unit, Mc, 1, LD, rdiag, dsc);
+  if constexpr (!Sfmin) __syncthreads();
   const int nc = (k + CH - 1) / CH;
   // No barrier below: each thread runs its own vectors.
   for (index_t v = index_t(blockIdx.x) * NT + tid; v < nvec; v += index_t(gridDim.x) * NT) {
