@@ -80,6 +80,21 @@ fs::path fixtures(std::string* why) {
   return dir;
 }
 
+int run_in_child(const std::function<int()>& body, bool through_exit) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const int code = body();
+    std::fflush(nullptr);
+    if (through_exit) std::exit(code);
+    ::_exit(code);
+  }
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 std::vector<std::string> files_in(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());

@@ -39,6 +39,12 @@ fs::path fixtures(std::string* why);
 // The files in `dir` (names only).
 std::vector<std::string> files_in(const fs::path& dir);
 
+// Runs body in a forked child and returns its exit status: body's return
+// value, 1000 + s when signal s ended the child, -1 when it could not run.
+// through_exit: the child ends through exit(), static destructors and atexit
+// handlers included, as a program's normal end; else through _exit().
+int run_in_child(const std::function<int()>& body, bool through_exit);
+
 // Calls f, expects dla::IoError whose message contains every piece.
 void expect_io_error(const std::function<void()>& f, const std::vector<std::string>& pieces,
                      std::string* message = nullptr);

@@ -5,9 +5,8 @@
 // so a kernel that writes nothing fails here too.
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
