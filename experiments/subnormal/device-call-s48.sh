@@ -16,6 +16,8 @@
 # LU / trsm sanitizer tests; bench getrf), the getrf A/B, synccheck, then a
 # spotrf knob sweep at 3000-5000 if time is left.
 #
+# A short budget: LIMIT=... and CTEST_ARGS (e.g. "-j 12 -R 'trsm|lu|getr'") cut it down.
+#
 # Carry [".carry"]: build.tar.xz = this branch's CUDA build, plus
 # build/extra/dla_sfmin = main's dla at e668221 (the merged code, before this
 # branch) for the A/B:
@@ -34,7 +36,7 @@ tar xJf .carry/build.tar.xz
 export DLA_EXPECT_GPU=1
 DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 GPU_CHECK_BUILD_DIR=$PWD/build \
   GPU_CHECK_STEPS=test,sanitize,bench GPU_CHECK_SUITES="getrf" \
-  GPU_CHECK_CTEST_ARGS="-j 12 -E install_consumer" \
+  GPU_CHECK_CTEST_ARGS="${CTEST_ARGS:--j 12 -E install_consumer}" \
   GPU_CHECK_SANITIZE_FILTER='SanitizeLu.*:SanitizeTrsm.*' \
   timeout $(( $(left) - 90 )) bash scripts/gpu-check.sh > /tmp/gpu-check.txt 2>&1
 echo "(gpu-check done at ${SECONDS} s)" >> "$O/summary.txt"
