@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -26,6 +27,7 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include "dla/core/cuda_check.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
 #endif
 
@@ -181,6 +183,25 @@ TEST(CholeskyHost, BadInput) {
 // partition in the driver's 8-SM steps that leaves the critical path a
 // quarter of the SMs below 6144, where that was measured to pay, all SMs
 // from 6144; one share for every n, so a process makes one partition.
+// The workspace rule (potrf_pads): only A's alignment and n matter, so fake
+// addresses do here.
+TEST(CholeskyHost, BufferSizeRule) {
+  const auto at = [](std::uintptr_t a) { return reinterpret_cast<const float*>(a); };
+  const std::size_t f = sizeof(float);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(4096, at(256), 4096), 0u);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(4097, at(256), 4100), 0u);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(4097, at(256), 4097), f * 4128 * 4097);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(4096, at(260), 4096), f * 4096 * 4096);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(dla::cuda::kPotrfPadMin, at(256), 1025),
+            f * 1024 * 1024);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(dla::cuda::kPotrfPadMin - 1, at(256), 1023), 0u);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(0, nullptr, 1), 0u);
+  EXPECT_EQ(dla::cuda::dpotrf_buffer_size(4097, nullptr, 4097), 0u);
+  EXPECT_EQ(dla::cuda::potrf_pad_ld(1), 32);
+  EXPECT_EQ(dla::cuda::potrf_pad_ld(4097), 4128);
+  EXPECT_EQ(dla::cuda::potrf_pad_ld(4128), 4128);
+}
+
 TEST(CholeskyHost, SideSmsRule) {
   if (std::getenv("DLA_POTRF_SIDE_SMS")) GTEST_SKIP() << "DLA_POTRF_SIDE_SMS overrides the rule";
   for (bool tc : {true, false}) {
@@ -396,43 +417,58 @@ TEST(CholeskyDevice, DiagonalBlockKernel) {
 
 #if DLA_HAVE_CUDA
 // Low level: device info, odd lda, the other triangle and the padding untouched.
+// With `workspace`, the call gets spotrf_buffer_size bytes (poisoned), and
+// must_pad says that size must be non-zero (A misaligned: the aligned copy,
+// potrf_pads). `offset` elements before A's first entry (sentinels too) make
+// A's address misaligned while lda % 4 == 0.
 template <class T>
-void low_level_case(index_t n, index_t fail_k, Uplo uplo) {
+void low_level_case(index_t n, index_t fail_k, Uplo uplo, bool workspace = false,
+                    bool must_pad = false, index_t offset = 0) {
   const MatD A = fail_k < 0 ? random_spd(n, 42) : spd_failing_at(n, fail_k, 43);
   const index_t lda = n + 3;
   const T sentinel = T(12345.5);
-  std::vector<T> h(std::size_t(lda * n), sentinel);
+  std::vector<T> h(std::size_t(offset + lda * n), sentinel);
+  T* ha = h.data() + offset;
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < n; ++i)
-      if (uplo == Uplo::Lower ? i >= j : i <= j) h[std::size_t(i + j * lda)] = T(A(i, j));
+      if (uplo == Uplo::Lower ? i >= j : i <= j) ha[std::size_t(i + j * lda)] = T(A(i, j));
   dla::Context ctx(dla::Backend::Cuda);
   dla::DeviceBuffer<T> d(index_t(h.size()));
   dla::DeviceBuffer<int> info(1);
   d.upload(h.data(), index_t(h.size()), ctx.stream());
+  T* da = d.data() + offset;
   int r;
-  if constexpr (std::is_same_v<T, float>)
-    r = dla::cuda::spotrf(ctx.stream(), uplo, n, d.data(), lda, info.data(), nullptr);
-  else
-    r = dla::cuda::dpotrf(ctx.stream(), uplo, n, d.data(), lda, info.data(), nullptr);
+  if constexpr (std::is_same_v<T, float>) {
+    const std::size_t ws = workspace ? dla::cuda::spotrf_buffer_size(n, da, lda) : 0;
+    EXPECT_EQ(ws > 0, must_pad) << "n=" << n << " lda=" << lda << " offset=" << offset;
+    dla::DeviceBuffer<char> work(index_t(ws) + 1);
+    DLA_CUDA_CHECK(cudaMemsetAsync(work.data(), 0xff, ws + 1, (cudaStream_t)ctx.stream()));
+    r = dla::cuda::spotrf(ctx.stream(), uplo, n, da, lda, info.data(), ws ? work.data() : nullptr);
+  } else {
+    r = dla::cuda::dpotrf(ctx.stream(), uplo, n, da, lda, info.data(), nullptr);
+  }
   ASSERT_EQ(r, 0);
   int hinfo = -7;
   info.download(&hinfo, 1, ctx.stream());
   d.download(h.data(), index_t(h.size()), ctx.stream());
   ctx.synchronize();
-  EXPECT_EQ(hinfo, fail_k < 0 ? 0 : int(fail_k + 1)) << "n=" << n;
+  const std::string where = "n=" + std::to_string(n) + (workspace ? " with workspace" : "") +
+                            " offset=" + std::to_string(offset);
+  EXPECT_EQ(hinfo, fail_k < 0 ? 0 : int(fail_k + 1)) << where;
   bool untouched = true;
+  for (index_t e = 0; e < offset; ++e) untouched = untouched && h[std::size_t(e)] == sentinel;
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < lda; ++i) {
       const bool stored = i < n && (uplo == Uplo::Lower ? i >= j : i <= j);
-      if (!stored && h[std::size_t(i + j * lda)] != sentinel) untouched = false;
+      if (!stored && ha[std::size_t(i + j * lda)] != sentinel) untouched = false;
     }
-  EXPECT_TRUE(untouched) << "n=" << n << ": the other triangle or the padding was written";
+  EXPECT_TRUE(untouched) << where << ": the other triangle or the padding was written";
   if (fail_k < 0) {
     dla::Matrix<T> F = dla::Matrix<T>::Zero(n, n);
     for (index_t j = 0; j < n; ++j)
       for (index_t i = 0; i < n; ++i)
-        if (uplo == Uplo::Lower ? i >= j : i <= j) F(i, j) = h[std::size_t(i + j * lda)];
-    EXPECT_LE(factor_residual<T>(A.cast<T>().template cast<double>(), F, uplo), 50.0);
+        if (uplo == Uplo::Lower ? i >= j : i <= j) F(i, j) = ha[std::size_t(i + j * lda)];
+    EXPECT_LE(factor_residual<T>(A.cast<T>().template cast<double>(), F, uplo), 50.0) << where;
   }
 }
 
@@ -450,6 +486,16 @@ TEST(CholeskyDevice, LowLevelInfoAndUntouchedTriangle) {
     low_level_case<float>(1500, 0, u);
     low_level_case<double>(700, -1, u);
     low_level_case<double>(700, 129, u);
+    // With the workspace: misaligned lda (1030 + 3, 1500 + 3) or address
+    // (offset 1, lda 1104) factor in the aligned copy, failing minors
+    // included; an aligned A (lda 1504) and n < kPotrfPadMin (lda 303) ask
+    // for none and factor in place.
+    low_level_case<float>(1030, -1, u, true, true);
+    low_level_case<float>(1500, -1, u, true, true);
+    low_level_case<float>(1500, 777, u, true, true);
+    low_level_case<float>(1101, -1, u, true, true, 1);
+    low_level_case<float>(1501, -1, u, true, false);
+    low_level_case<float>(300, -1, u, true, false);
   }
   dla::Context ctx(dla::Backend::Cuda);
   dla::DeviceBuffer<int> info(1);

@@ -288,12 +288,13 @@ TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
 #if DLA_HAVE_CUDA
   dla::Context ctx(dla::Backend::Cuda);
   // 300 and 1100: look-ahead with the fused diagonal + panel kernels (nb 64 / 128,
-  // partial last blocks), float and double.
-  for (index_t n : {index_t(300), index_t(1100)}) {
+  // partial last blocks), float and double; 1101 (lda = n, misaligned): the
+  // aligned copy in the workspace (potrf_pads) and back.
+  for (index_t n : {index_t(300), index_t(1100), index_t(1101)}) {
     for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
       dla::DeviceMatrix<float> dA(spd<float>(n, 9));
       dla::DeviceBuffer<int> info(1);
-      dla::DeviceBuffer<char> work(index_t(dla::cuda::spotrf_buffer_size(n)) + 1);
+      dla::DeviceBuffer<char> work(index_t(dla::cuda::spotrf_buffer_size(n, dA.data(), dA.ld())) + 1);
       ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), info.data(), work.data()), 0);
       EXPECT_EQ(read_info(info, ctx), 0);
       dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 4, 10));

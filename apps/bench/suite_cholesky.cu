@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,9 @@ struct Blas;
 template <>
 struct Blas<float> {
   static constexpr const char* name = "s";
-  static int potrf(stream_t s, index_t n, float* A, int* info) {
-    return cuda::spotrf(s, Uplo::Lower, n, A, n, info, nullptr);
+  static std::size_t potrf_buf(index_t n, const float* A) { return cuda::spotrf_buffer_size(n, A, n); }
+  static int potrf(stream_t s, index_t n, float* A, int* info, void* ws) {
+    return cuda::spotrf(s, Uplo::Lower, n, A, n, info, ws);
   }
   static int potrs(stream_t s, index_t n, index_t r, const float* A, float* B) {
     return cuda::spotrs(s, Uplo::Lower, n, r, A, n, B, n);
@@ -65,8 +67,9 @@ struct Blas<float> {
 template <>
 struct Blas<double> {
   static constexpr const char* name = "d";
-  static int potrf(stream_t s, index_t n, double* A, int* info) {
-    return cuda::dpotrf(s, Uplo::Lower, n, A, n, info, nullptr);
+  static std::size_t potrf_buf(index_t n, const double* A) { return cuda::dpotrf_buffer_size(n, A, n); }
+  static int potrf(stream_t s, index_t n, double* A, int* info, void* ws) {
+    return cuda::dpotrf(s, Uplo::Lower, n, A, n, info, ws);
   }
   static int potrs(stream_t s, index_t n, index_t r, const double* A, double* B) {
     return cuda::dpotrs(s, Uplo::Lower, n, r, A, n, B, n);
@@ -129,6 +132,11 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   int lwork = 0;
   Blas<T>::vpotrf_buf(h.sol, int(n), A.data(), &lwork);
   DeviceBuffer<T> work(std::max(lwork, 1));
+  // dla's workspace, like cuSOLVER's: an aligned copy of A where lda = n is
+  // misaligned (spotrf_buffer_size, potrf_pads); allocated outside the timing.
+  const std::size_t dla_ws = Blas<T>::potrf_buf(n, A.data());
+  DeviceBuffer<char> dwork(index_t(std::max<std::size_t>(dla_ws, 1)));
+  void* const ws = dla_ws ? dwork.data() : nullptr;
   DeviceBuffer<int> vinfo(1);
   const std::string pre = Blas<T>::name;
   const double flops = double(n) * n * n / 3.0;
@@ -136,7 +144,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   progress(pre + "potrf " + shape);
 
   const double t_copy = time_ms(s, o.repeat, restore);
-  const double t_dla = time_ms(s, o.repeat, [&] { restore(); Blas<T>::potrf(s, n, A.data(), info.data()); }) - t_copy;
+  const double t_dla = time_ms(s, o.repeat, [&] { restore(); Blas<T>::potrf(s, n, A.data(), info.data(), ws); }) - t_copy;
   int hinfo = -1;
   DLA_CUDA_CHECK(cudaStreamSynchronize(cs));
   DLA_CUDA_CHECK(cudaMemcpy(&hinfo, info.data(), sizeof(int), cudaMemcpyDeviceToHost));
@@ -173,7 +181,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   DLA_CUDA_CHECK(cudaGetDevice(&dev));
   DLA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const index_t side = cuda::potrf_side_sms(n, tc, sms);
-  char sides[32] = "all";  // SMs of the look-ahead's bulk update
+  char sides[64] = "all";  // SMs of the look-ahead's bulk update
   if (side > 0) std::snprintf(sides, sizeof sides, "%lld", (long long)side);
   // The look-ahead's first groups may be deeper (potrf_group_depth).
   const index_t early = cuda::potrf_group_depth(n, 0, depth, std::is_same_v<T, float> && tc);
@@ -183,6 +191,10 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
                   (long long)early, (long long)cuda::kPotrfEarlyGroupsTrailing);
   else
     std::snprintf(depths, sizeof depths, "%lld", (long long)depth);
+  // The aligned copy, where spotrf makes one (the workspace's leading dimension).
+  if (dla_ws)
+    std::snprintf(sides + std::strlen(sides), sizeof sides - std::strlen(sides), " pad_ld=%lld",
+                  (long long)cuda::potrf_pad_ld(n));
   char note[512];
   std::snprintf(note, sizeof note, "nb=%lld depth=%s side_sms=%s info=%d; cusolver error %.2g",
                 (long long)nb, depths, sides, hinfo, vendor_err);
@@ -229,7 +241,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   const double t_dposv = time_ms(s, o.repeat, [&] {
     restore();
     restore_b();
-    Blas<T>::potrf(s, n, A.data(), info.data());
+    Blas<T>::potrf(s, n, A.data(), info.data(), ws);
     Blas<T>::potrs(s, n, nrhs, A.data(), B.data());
   }) - t_bcopy;
   const double perr = solve_error<T>(h, n, nrhs, A0.data(), B.data(), B0.data(), r.data());

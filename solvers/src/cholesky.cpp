@@ -94,15 +94,18 @@ Cholesky<T> cholesky_factor(const Context& ctx, const Matrix<T>& A, Uplo uplo) {
     return out;
   }
   ctx.activate();
-  DeviceMatrix<T> dA(A, ctx.stream());
+  // A leading dimension that suits spotrf's 16-byte loads (potrf_pad_ld): the
+  // upload pads it at no extra cost, so spotrf needs no aligned copy.
+  DeviceMatrix<T> dA(n, n, cuda::potrf_pad_ld(n));
+  dA.upload(HostView<const T>(A.data(), n, n, std::max<index_t>(n, 1)), ctx.stream());
   DeviceBuffer<int> dinfo(1);
   int r;
   if constexpr (std::is_same_v<T, float>) {
-    const std::size_t ws = cuda::spotrf_buffer_size(n);
+    const std::size_t ws = cuda::spotrf_buffer_size(n, dA.data(), dA.ld());
     r = cuda::spotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), dinfo.data(),
                      ws ? ctx.workspace(ws) : nullptr);
   } else {
-    const std::size_t ws = cuda::dpotrf_buffer_size(n);
+    const std::size_t ws = cuda::dpotrf_buffer_size(n, dA.data(), dA.ld());
     r = cuda::dpotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), dinfo.data(),
                      ws ? ctx.workspace(ws) : nullptr);
   }

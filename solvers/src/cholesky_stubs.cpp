@@ -9,8 +9,6 @@ namespace {
 }
 }  // namespace
 
-std::size_t spotrf_buffer_size(index_t) { return 0; }
-std::size_t dpotrf_buffer_size(index_t) { return 0; }
 bool potrf_tensor_core_updates(bool) { nc("dla::cuda::potrf_tensor_core_updates"); }
 int spotrf(stream_t, Uplo, index_t, float*, index_t, int*, void*) { nc("dla::cuda::spotrf"); }
 int dpotrf(stream_t, Uplo, index_t, double*, index_t, int*, void*) { nc("dla::cuda::dpotrf"); }
