@@ -641,7 +641,8 @@ void potrf_factor(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info
 }
 
 template <class T>
-int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, void* workspace) {
+int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, void* workspace,
+               std::size_t workspace_bytes) {
   if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
   if (n < 0) return -2;
   if (A == nullptr && n > 0) return -3;
@@ -651,9 +652,10 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
   if (n == 0) return 0;
   if constexpr (std::is_same_v<T, float>) {
     // A misaligned A factored in an aligned copy (potrf_pads,
-    // cholesky_cuda.hpp); the workspace holds spotrf_buffer_size bytes.
+    // cholesky_cuda.hpp), where the workspace is large enough and aligned.
     auto* W = static_cast<float*>(workspace);
-    if (W != nullptr && spotrf_buffer_size(n, A, lda) > 0 && potrf_vector_aligned(W, 4)) {
+    const std::size_t need = spotrf_buffer_size(n, A, lda);
+    if (W != nullptr && need > 0 && workspace_bytes >= need && potrf_vector_aligned(W, 4)) {
       const index_t ldw = potrf_pad_ld(n);
       const auto cs = reinterpret_cast<cudaStream_t>(s);
       detail::copy_triangle(cs, uplo == Uplo::Upper, n, A, lda, W, ldw);
@@ -674,12 +676,12 @@ bool potrf_tensor_core_updates(bool single) {
 }
 
 int spotrf(stream_t stream, Uplo uplo, index_t n, float* A, index_t lda, int* info,
-           void* workspace) {
-  return potrf_impl<float>(stream, uplo, n, A, lda, info, workspace);
+           void* workspace, std::size_t workspace_bytes) {
+  return potrf_impl<float>(stream, uplo, n, A, lda, info, workspace, workspace_bytes);
 }
 int dpotrf(stream_t stream, Uplo uplo, index_t n, double* A, index_t lda, int* info,
-           void* workspace) {
-  return potrf_impl<double>(stream, uplo, n, A, lda, info, workspace);
+           void* workspace, std::size_t workspace_bytes) {
+  return potrf_impl<double>(stream, uplo, n, A, lda, info, workspace, workspace_bytes);
 }
 
 }  // namespace dla::cuda
