@@ -7,7 +7,8 @@
 # [".carry"] (scripts/carry-build.sh build on s48-pad). Steps:
 #   1. bench potrf, DLA_POTRF_PAD=1 (the rule) against 0 (in place);
 #   2. scripts/gpu-check.sh test,sanitize,bench (suites getrf potrf) on the
-#      carried build: every GPU test, every sanitizer test, the bench rows;
+#      carried build: every GPU test, the sanitizers on SanitizeCholesky (the
+#      only kernels the branch changes), the bench rows;
 #   3. a second A/B round with more sizes, getrf at 4096 / 4097.
 set -u
 O="${OUT:-/tmp/out}"; mkdir -p "$O"
@@ -26,7 +27,8 @@ bench_round() {
 bench_round 1 "2049 3001 4096 4097 8193"
 mkdir -p "$O/check"
 OUT="$O/check" DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 GPU_CHECK_BUILD_DIR=$B \
-  GPU_CHECK_STEPS=test,sanitize,bench GPU_CHECK_SUITES="getrf potrf" \
+  GPU_CHECK_STEPS=test,sanitize,bench GPU_CHECK_SUITES="potrf getrf" \
+  GPU_CHECK_SANITIZE_FILTER='SanitizeCholesky.*' \
   GPU_CHECK_CTEST_ARGS="-j 12 -E install_consumer" \
   timeout $(( $(left) - 60 )) bash scripts/gpu-check.sh > "$O/gpu-check.txt" 2>&1
 echo "gpu-check rc $? at ${SECONDS} s" >> "$O/check/summary.txt"
