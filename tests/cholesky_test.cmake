@@ -164,3 +164,7 @@ dla_cholesky_variant(crit_cluster_2
 dla_cholesky_variant(crit_one_cta
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver
   DLA_POTRF_CRIT_CLUSTER=0)
+# The aligned copy of a misaligned A (potrf_pads) at every order, not only
+# from kPotrfPadMin: n = 1, 65 (one diagonal launch), 300 (look-ahead, nb 64).
+dla_cholesky_variant(pad_all CholeskyDevice.LowLevelInfoAndUntouchedTriangle DLA_POTRF_PAD=1)
+

@@ -8,7 +8,9 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -26,6 +28,7 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include "dla/core/cuda_check.hpp"
 #include "dla/gemm/gemm_cuda.hpp"
 #endif
 
@@ -175,6 +178,26 @@ TEST(CholeskyHost, BadInput) {
   } catch (const dla::InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("cholesky_solve: B(3, 1)"), std::string::npos) << e.what();
   }
+}
+
+// The workspace rule (potrf_pads): only A's alignment and n matter, so fake
+// addresses do here.
+TEST(CholeskyHost, BufferSizeRule) {
+  if (std::getenv("DLA_POTRF_PAD")) GTEST_SKIP() << "DLA_POTRF_PAD overrides the rule";
+  const auto at = [](std::uintptr_t a) { return reinterpret_cast<const float*>(a); };
+  const std::size_t f = sizeof(float);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(4096, at(256), 4096), 0u);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(4097, at(256), 4100), 0u);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(4097, at(256), 4097), f * 4128 * 4097);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(4096, at(260), 4096), f * 4096 * 4096);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(dla::cuda::kPotrfPadMin, at(256), 1025),
+            f * 1024 * 1024);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(dla::cuda::kPotrfPadMin - 1, at(256), 1023), 0u);
+  EXPECT_EQ(dla::cuda::spotrf_buffer_size(0, nullptr, 1), 0u);
+  EXPECT_EQ(dla::cuda::dpotrf_buffer_size(4097, nullptr, 4097), 0u);
+  EXPECT_EQ(dla::cuda::potrf_pad_ld(1), 32);
+  EXPECT_EQ(dla::cuda::potrf_pad_ld(4097), 4128);
+  EXPECT_EQ(dla::cuda::potrf_pad_ld(4128), 4128);
 }
 
 // The look-ahead's SM share for its bulk update (potrf_blocking.cpp): a
@@ -396,43 +419,92 @@ TEST(CholeskyDevice, DiagonalBlockKernel) {
 
 #if DLA_HAVE_CUDA
 // Low level: device info, odd lda, the other triangle and the padding untouched.
+// `ws`: no workspace (nullptr, 0 bytes), a workspace of spotrf_buffer_size
+// bytes (Exact), or 4 bytes fewer (Short: spotrf must factor in place). The
+// workspace is poisoned with 64 guard bytes after it; spotrf must not write
+// past the bytes it was given, and it writes into them only where it takes
+// the aligned copy (expected: A misaligned, potrf_pads(n) by its rule or
+// DLA_POTRF_PAD, an Exact workspace), which the copy's first entry, L(0, 0)
+// again after the copy back, shows. `offset` elements before A's first entry
+// (sentinels too) misalign A's address while lda % 4 == 0.
+enum class Ws { None, Exact, Short };
+
 template <class T>
-void low_level_case(index_t n, index_t fail_k, Uplo uplo) {
+void low_level_case(index_t n, index_t fail_k, Uplo uplo, Ws ws_mode = Ws::None,
+                    index_t offset = 0) {
   const MatD A = fail_k < 0 ? random_spd(n, 42) : spd_failing_at(n, fail_k, 43);
   const index_t lda = n + 3;
   const T sentinel = T(12345.5);
-  std::vector<T> h(std::size_t(lda * n), sentinel);
+  std::vector<T> h(std::size_t(offset + lda * n), sentinel);
+  T* ha = h.data() + offset;
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < n; ++i)
-      if (uplo == Uplo::Lower ? i >= j : i <= j) h[std::size_t(i + j * lda)] = T(A(i, j));
+      if (uplo == Uplo::Lower ? i >= j : i <= j) ha[std::size_t(i + j * lda)] = T(A(i, j));
   dla::Context ctx(dla::Backend::Cuda);
   dla::DeviceBuffer<T> d(index_t(h.size()));
   dla::DeviceBuffer<int> info(1);
   d.upload(h.data(), index_t(h.size()), ctx.stream());
+  T* da = d.data() + offset;
+  const std::string where = "n=" + std::to_string(n) + " lda=" + std::to_string(lda) +
+                            " offset=" + std::to_string(offset) +
+                            (ws_mode == Ws::Exact ? " exact workspace"
+                             : ws_mode == Ws::Short ? " short workspace" : "");
   int r;
-  if constexpr (std::is_same_v<T, float>)
-    r = dla::cuda::spotrf(ctx.stream(), uplo, n, d.data(), lda, info.data(), nullptr);
-  else
-    r = dla::cuda::dpotrf(ctx.stream(), uplo, n, d.data(), lda, info.data(), nullptr);
+  if constexpr (std::is_same_v<T, float>) {
+    const std::size_t need = dla::cuda::spotrf_buffer_size(n, da, lda);
+    const char* env = std::getenv("DLA_POTRF_PAD");
+    const bool misaligned = lda % 4 != 0 || offset % 4 != 0;
+    const bool pads = env ? env[0] == '1' : n >= dla::cuda::kPotrfPadMin;
+    EXPECT_EQ(need > 0, misaligned && pads) << where;
+    const std::size_t bytes = ws_mode == Ws::Exact ? need
+                              : ws_mode == Ws::Short && need >= 4 ? need - 4 : 0;
+    const bool expect_copy = ws_mode == Ws::Exact && need > 0;
+    constexpr std::size_t kGuard = 64;
+    dla::DeviceBuffer<unsigned char> work(index_t(bytes + kGuard));
+    const auto cs = reinterpret_cast<cudaStream_t>(ctx.stream());
+    DLA_CUDA_CHECK(cudaMemsetAsync(work.data(), 0xff, bytes + kGuard, cs));
+    r = dla::cuda::spotrf(ctx.stream(), uplo, n, da, lda, info.data(),
+                          ws_mode == Ws::None ? nullptr : work.data(), bytes);
+    std::vector<unsigned char> hw(bytes + kGuard);
+    work.download(hw.data(), index_t(hw.size()), ctx.stream());
+    ctx.synchronize();
+    bool guard_ok = true;
+    for (std::size_t b = bytes; b < hw.size(); ++b) guard_ok = guard_ok && hw[b] == 0xff;
+    EXPECT_TRUE(guard_ok) << where << ": spotrf wrote past the workspace it was given";
+    float w0 = 0;
+    std::memcpy(&w0, hw.data(), sizeof w0);
+    if (expect_copy) {
+      float a0 = 0;
+      DLA_CUDA_CHECK(cudaMemcpy(&a0, da, sizeof a0, cudaMemcpyDeviceToHost));
+      EXPECT_EQ(w0, a0) << where << ": the aligned copy was not taken";
+    } else {
+      bool untouched = true;
+      for (std::size_t b = 0; b < bytes; ++b) untouched = untouched && hw[b] == 0xff;
+      EXPECT_TRUE(untouched) << where << ": the workspace was written without the aligned copy";
+    }
+  } else {
+    r = dla::cuda::dpotrf(ctx.stream(), uplo, n, da, lda, info.data(), nullptr);
+  }
   ASSERT_EQ(r, 0);
   int hinfo = -7;
   info.download(&hinfo, 1, ctx.stream());
   d.download(h.data(), index_t(h.size()), ctx.stream());
   ctx.synchronize();
-  EXPECT_EQ(hinfo, fail_k < 0 ? 0 : int(fail_k + 1)) << "n=" << n;
+  EXPECT_EQ(hinfo, fail_k < 0 ? 0 : int(fail_k + 1)) << where;
   bool untouched = true;
+  for (index_t e = 0; e < offset; ++e) untouched = untouched && h[std::size_t(e)] == sentinel;
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < lda; ++i) {
       const bool stored = i < n && (uplo == Uplo::Lower ? i >= j : i <= j);
-      if (!stored && h[std::size_t(i + j * lda)] != sentinel) untouched = false;
+      if (!stored && ha[std::size_t(i + j * lda)] != sentinel) untouched = false;
     }
-  EXPECT_TRUE(untouched) << "n=" << n << ": the other triangle or the padding was written";
+  EXPECT_TRUE(untouched) << where << ": the other triangle or the padding was written";
   if (fail_k < 0) {
     dla::Matrix<T> F = dla::Matrix<T>::Zero(n, n);
     for (index_t j = 0; j < n; ++j)
       for (index_t i = 0; i < n; ++i)
-        if (uplo == Uplo::Lower ? i >= j : i <= j) F(i, j) = h[std::size_t(i + j * lda)];
-    EXPECT_LE(factor_residual<T>(A.cast<T>().template cast<double>(), F, uplo), 50.0);
+        if (uplo == Uplo::Lower ? i >= j : i <= j) F(i, j) = ha[std::size_t(i + j * lda)];
+    EXPECT_LE(factor_residual<T>(A.cast<T>().template cast<double>(), F, uplo), 50.0) << where;
   }
 }
 
@@ -450,6 +522,20 @@ TEST(CholeskyDevice, LowLevelInfoAndUntouchedTriangle) {
     low_level_case<float>(1500, 0, u);
     low_level_case<double>(700, -1, u);
     low_level_case<double>(700, 129, u);
+    // With a workspace: misaligned lda (1030 + 3, 1500 + 3) or address
+    // (offset 1, lda 1104) factor in the aligned copy, failing minors
+    // included; an aligned A (lda 1504), n < kPotrfPadMin (1, 65, 300) and a
+    // workspace 4 bytes short factor in place. The variant
+    // cholesky_test.blocking_pad_all (DLA_POTRF_PAD=1) copies at every order.
+    for (index_t n : {index_t(1), index_t(65), index_t(300), index_t(1030), index_t(1500),
+                      index_t(1501)})
+      low_level_case<float>(n, -1, u, Ws::Exact);
+    low_level_case<float>(1500, 777, u, Ws::Exact);
+    low_level_case<float>(300, 100, u, Ws::Exact);
+    low_level_case<float>(1101, -1, u, Ws::Exact, 1);
+    low_level_case<float>(1, -1, u, Ws::Exact, 1);  // in place; copied under pad_all
+    low_level_case<float>(65, -1, u, Ws::Exact, 1);
+    low_level_case<float>(1500, -1, u, Ws::Short);
   }
   dla::Context ctx(dla::Backend::Cuda);
   dla::DeviceBuffer<int> info(1);

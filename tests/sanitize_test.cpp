@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -288,13 +289,17 @@ TEST(SanitizeCholesky, PotrfPotrsBothTriangles) {
 #if DLA_HAVE_CUDA
   dla::Context ctx(dla::Backend::Cuda);
   // 300 and 1100: look-ahead with the fused diagonal + panel kernels (nb 64 / 128,
-  // partial last blocks), float and double.
-  for (index_t n : {index_t(300), index_t(1100)}) {
+  // partial last blocks), float and double; 1101 (lda = n, misaligned): the
+  // aligned copy in the workspace (potrf_pads) and back.
+  for (index_t n : {index_t(300), index_t(1100), index_t(1101)}) {
     for (auto uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
       dla::DeviceMatrix<float> dA(spd<float>(n, 9));
       dla::DeviceBuffer<int> info(1);
-      dla::DeviceBuffer<char> work(index_t(dla::cuda::spotrf_buffer_size(n)) + 1);
-      ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), info.data(), work.data()), 0);
+      const std::size_t ws = dla::cuda::spotrf_buffer_size(n, dA.data(), dA.ld());
+      if (!std::getenv("DLA_POTRF_PAD")) EXPECT_EQ(ws > 0, n == 1101);  // the rule: the copy at 1101
+      dla::DeviceBuffer<char> work(index_t(ws) + 1);
+      ASSERT_EQ(dla::cuda::spotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), info.data(), work.data(), ws),
+                0);
       EXPECT_EQ(read_info(info, ctx), 0);
       dla::DeviceMatrix<float> dB(dla::test::random_matrix<float>(n, 4, 10));
       ASSERT_EQ(dla::cuda::spotrs(ctx.stream(), uplo, n, 4, dA.data(), dA.ld(), dB.data(), dB.ld()), 0);

@@ -43,8 +43,9 @@ struct Blas;
 template <>
 struct Blas<float> {
   static constexpr const char* name = "s";
-  static int potrf(stream_t s, index_t n, float* A, int* info) {
-    return cuda::spotrf(s, Uplo::Lower, n, A, n, info, nullptr);
+  static std::size_t potrf_buf(index_t n, const float* A) { return cuda::spotrf_buffer_size(n, A, n); }
+  static int potrf(stream_t s, index_t n, float* A, int* info, void* ws, std::size_t bytes) {
+    return cuda::spotrf(s, Uplo::Lower, n, A, n, info, ws, bytes);
   }
   static int potrs(stream_t s, index_t n, index_t r, const float* A, float* B) {
     return cuda::spotrs(s, Uplo::Lower, n, r, A, n, B, n);
@@ -65,8 +66,9 @@ struct Blas<float> {
 template <>
 struct Blas<double> {
   static constexpr const char* name = "d";
-  static int potrf(stream_t s, index_t n, double* A, int* info) {
-    return cuda::dpotrf(s, Uplo::Lower, n, A, n, info, nullptr);
+  static std::size_t potrf_buf(index_t n, const double* A) { return cuda::dpotrf_buffer_size(n, A, n); }
+  static int potrf(stream_t s, index_t n, double* A, int* info, void* ws, std::size_t bytes) {
+    return cuda::dpotrf(s, Uplo::Lower, n, A, n, info, ws, bytes);
   }
   static int potrs(stream_t s, index_t n, index_t r, const double* A, double* B) {
     return cuda::dpotrs(s, Uplo::Lower, n, r, A, n, B, n);
@@ -129,6 +131,11 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   int lwork = 0;
   Blas<T>::vpotrf_buf(h.sol, int(n), A.data(), &lwork);
   DeviceBuffer<T> work(std::max(lwork, 1));
+  // dla's workspace, like cuSOLVER's: an aligned copy of A where lda = n is
+  // misaligned (spotrf_buffer_size, potrf_pads); allocated outside the timing.
+  const std::size_t dla_ws = Blas<T>::potrf_buf(n, A.data());
+  DeviceBuffer<char> dwork(index_t(std::max<std::size_t>(dla_ws, 1)));
+  void* const ws = dla_ws ? dwork.data() : nullptr;
   DeviceBuffer<int> vinfo(1);
   const std::string pre = Blas<T>::name;
   const double flops = double(n) * n * n / 3.0;
@@ -136,7 +143,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   progress(pre + "potrf " + shape);
 
   const double t_copy = time_ms(s, o.repeat, restore);
-  const double t_dla = time_ms(s, o.repeat, [&] { restore(); Blas<T>::potrf(s, n, A.data(), info.data()); }) - t_copy;
+  const double t_dla = time_ms(s, o.repeat, [&] { restore(); Blas<T>::potrf(s, n, A.data(), info.data(), ws, dla_ws); }) - t_copy;
   int hinfo = -1;
   DLA_CUDA_CHECK(cudaStreamSynchronize(cs));
   DLA_CUDA_CHECK(cudaMemcpy(&hinfo, info.data(), sizeof(int), cudaMemcpyDeviceToHost));
@@ -183,9 +190,12 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
                   (long long)early, (long long)cuda::kPotrfEarlyGroupsTrailing);
   else
     std::snprintf(depths, sizeof depths, "%lld", (long long)depth);
+  // The aligned copy, where spotrf makes one (the workspace's leading dimension).
+  char pad[48] = "";
+  if (dla_ws) std::snprintf(pad, sizeof pad, " pad_ld=%lld", (long long)cuda::potrf_pad_ld(n));
   char note[512];
-  std::snprintf(note, sizeof note, "nb=%lld depth=%s side_sms=%s info=%d; cusolver error %.2g",
-                (long long)nb, depths, sides, hinfo, vendor_err);
+  std::snprintf(note, sizeof note, "nb=%lld depth=%s side_sms=%s%s info=%d; cusolver error %.2g",
+                (long long)nb, depths, sides, pad, hinfo, vendor_err);
   row.note = note;
   if constexpr (std::is_same_v<T, float>) {
     // Our SGEMM at the typical bulk-update shape (n/2 x n/2 x depth nb, NT).
@@ -197,9 +207,9 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     });
     const double g_rate = tflops(2.0 * m * m * kup, t_g);
     std::snprintf(note, sizeof note,
-                  "nb=%lld depth=%s side_sms=%s info=%d; cusolver error %.2g; sgemm(%s) NT "
+                  "nb=%lld depth=%s side_sms=%s%s info=%d; cusolver error %.2g; sgemm(%s) NT "
                   "%lldx%lldx%lld %.1f TFLOP/s, potrf = %.0f%% of it",
-                  (long long)nb, depths, sides, hinfo, vendor_err, cuda::to_string(math),
+                  (long long)nb, depths, sides, pad, hinfo, vendor_err, cuda::to_string(math),
                   (long long)m, (long long)m, (long long)kup, g_rate, 100.0 * row.rate / g_rate);
     row.note = note;
     if (with_split) {
@@ -229,7 +239,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   const double t_dposv = time_ms(s, o.repeat, [&] {
     restore();
     restore_b();
-    Blas<T>::potrf(s, n, A.data(), info.data());
+    Blas<T>::potrf(s, n, A.data(), info.data(), ws, dla_ws);
     Blas<T>::potrs(s, n, nrhs, A.data(), B.data());
   }) - t_bcopy;
   const double perr = solve_error<T>(h, n, nrhs, A0.data(), B.data(), B0.data(), r.data());

@@ -5,6 +5,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -94,17 +95,22 @@ Cholesky<T> cholesky_factor(const Context& ctx, const Matrix<T>& A, Uplo uplo) {
     return out;
   }
   ctx.activate();
-  DeviceMatrix<T> dA(A, ctx.stream());
+  // float: a leading dimension that suits spotrf's 16-byte loads
+  // (potrf_pad_ld), set in the upload's 2-D copy, so that spotrf needs no
+  // aligned copy in a workspace (the upload's own cost with it not measured).
+  const index_t ld = std::is_same_v<T, float> ? cuda::potrf_pad_ld(n) : std::max<index_t>(n, 1);
+  DeviceMatrix<T> dA(n, n, ld);
+  dA.upload(HostView<const T>(A.data(), n, n, std::max<index_t>(n, 1)), ctx.stream());
   DeviceBuffer<int> dinfo(1);
   int r;
   if constexpr (std::is_same_v<T, float>) {
-    const std::size_t ws = cuda::spotrf_buffer_size(n);
+    const std::size_t ws = cuda::spotrf_buffer_size(n, dA.data(), dA.ld());
     r = cuda::spotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), dinfo.data(),
-                     ws ? ctx.workspace(ws) : nullptr);
+                     ws ? ctx.workspace(ws) : nullptr, ws);
   } else {
-    const std::size_t ws = cuda::dpotrf_buffer_size(n);
+    const std::size_t ws = cuda::dpotrf_buffer_size(n, dA.data(), dA.ld());
     r = cuda::dpotrf(ctx.stream(), uplo, n, dA.data(), dA.ld(), dinfo.data(),
-                     ws ? ctx.workspace(ws) : nullptr);
+                     ws ? ctx.workspace(ws) : nullptr, ws);
   }
   if (r != 0) throw_bad_argument(std::is_same_v<T, float> ? "spotrf" : "dpotrf", r);
   int info = 0;

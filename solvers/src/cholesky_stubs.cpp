@@ -9,21 +9,21 @@ namespace {
 }
 }  // namespace
 
-std::size_t spotrf_buffer_size(index_t) { return 0; }
-std::size_t dpotrf_buffer_size(index_t) { return 0; }
 bool potrf_tensor_core_updates(bool) { nc("dla::cuda::potrf_tensor_core_updates"); }
-int spotrf(stream_t, Uplo, index_t, float*, index_t, int*, void*) { nc("dla::cuda::spotrf"); }
-int dpotrf(stream_t, Uplo, index_t, double*, index_t, int*, void*) { nc("dla::cuda::dpotrf"); }
+int spotrf(stream_t, Uplo, index_t, float*, index_t, int*, void*, std::size_t) { nc("dla::cuda::spotrf"); }
+int dpotrf(stream_t, Uplo, index_t, double*, index_t, int*, void*, std::size_t) { nc("dla::cuda::dpotrf"); }
 int spotrs(stream_t, Uplo, index_t, index_t, const float*, index_t, float*, index_t) {
   nc("dla::cuda::spotrs");
 }
 int dpotrs(stream_t, Uplo, index_t, index_t, const double*, index_t, double*, index_t) {
   nc("dla::cuda::dpotrs");
 }
-int sposv(stream_t, Uplo, index_t, index_t, float*, index_t, float*, index_t, int*, void*) {
+int sposv(stream_t, Uplo, index_t, index_t, float*, index_t, float*, index_t, int*, void*,
+          std::size_t) {
   nc("dla::cuda::sposv");
 }
-int dposv(stream_t, Uplo, index_t, index_t, double*, index_t, double*, index_t, int*, void*) {
+int dposv(stream_t, Uplo, index_t, index_t, double*, index_t, double*, index_t, int*, void*,
+          std::size_t) {
   nc("dla::cuda::dposv");
 }
 

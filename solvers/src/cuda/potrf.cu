@@ -41,6 +41,7 @@
 #include "dla/gemm/gemm_cuda.hpp"
 #include "dla/solvers/cholesky_cuda.hpp"
 #include "dla/solvers/trsm_cuda.hpp"
+#include "copy_triangle.cuh"
 #include "internal_blas.cuh"
 #include "potrf_diag_leaf.cuh"
 #include "potrf_diag_split.cuh"
@@ -623,15 +624,9 @@ bool lookahead_enabled() {
   return v;
 }
 
+// The factorization proper, in place on an A that passed the checks.
 template <class T>
-int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, void*) {
-  if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
-  if (n < 0) return -2;
-  if (A == nullptr && n > 0) return -3;
-  if (lda < std::max<index_t>(1, n)) return -4;
-  if (info == nullptr) return -5;
-  DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(int), s));
-  if (n == 0) return 0;
+void potrf_factor(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info) {
   Potrf<T> p{s, uplo == Uplo::Upper, A, lda, info};
   p.leaf_diag = std::is_same_v<T, float> && potrf_leaf_diag(n);
   const index_t nb = potrf_block_size(n);
@@ -639,10 +634,37 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
   // (factor's first line), whatever nb says.
   if (n <= 2 * nb || n <= detail::kDiagMax || !lookahead_enabled()) {
     p.factor(0, n, nb);
-    return 0;
+    return;
   }
   const bool tensor_cores = potrf_tensor_core_updates(std::is_same_v<T, float>);
   p.factor_lookahead(n, nb, potrf_update_depth(n, tensor_cores), tensor_cores);
+}
+
+template <class T>
+int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, void* workspace,
+               std::size_t workspace_bytes) {
+  if (uplo != Uplo::Lower && uplo != Uplo::Upper) return -1;
+  if (n < 0) return -2;
+  if (A == nullptr && n > 0) return -3;
+  if (lda < std::max<index_t>(1, n)) return -4;
+  if (info == nullptr) return -5;
+  DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(int), s));
+  if (n == 0) return 0;
+  if constexpr (std::is_same_v<T, float>) {
+    // A misaligned A factored in an aligned copy (potrf_pads,
+    // cholesky_cuda.hpp), where the workspace is large enough and aligned.
+    auto* W = static_cast<float*>(workspace);
+    const std::size_t need = spotrf_buffer_size(n, A, lda);
+    if (W != nullptr && need > 0 && workspace_bytes >= need && potrf_vector_aligned(W, 4)) {
+      const index_t ldw = potrf_pad_ld(n);
+      const auto cs = reinterpret_cast<cudaStream_t>(s);
+      detail::copy_triangle(cs, uplo == Uplo::Upper, n, A, lda, W, ldw);
+      potrf_factor<T>(s, uplo, n, W, ldw, info);
+      detail::copy_triangle(cs, uplo == Uplo::Upper, n, W, ldw, A, lda);
+      return 0;
+    }
+  }
+  potrf_factor<T>(s, uplo, n, A, lda, info);
   return 0;
 }
 
@@ -653,16 +675,13 @@ bool potrf_tensor_core_updates(bool single) {
                 : dgemm_auto_choice(1, 1).rfind("dmma", 0) == 0;
 }
 
-std::size_t spotrf_buffer_size(index_t) { return 0; }
-std::size_t dpotrf_buffer_size(index_t) { return 0; }
-
 int spotrf(stream_t stream, Uplo uplo, index_t n, float* A, index_t lda, int* info,
-           void* workspace) {
-  return potrf_impl<float>(stream, uplo, n, A, lda, info, workspace);
+           void* workspace, std::size_t workspace_bytes) {
+  return potrf_impl<float>(stream, uplo, n, A, lda, info, workspace, workspace_bytes);
 }
 int dpotrf(stream_t stream, Uplo uplo, index_t n, double* A, index_t lda, int* info,
-           void* workspace) {
-  return potrf_impl<double>(stream, uplo, n, A, lda, info, workspace);
+           void* workspace, std::size_t workspace_bytes) {
+  return potrf_impl<double>(stream, uplo, n, A, lda, info, workspace, workspace_bytes);
 }
 
 }  // namespace dla::cuda

@@ -37,12 +37,12 @@ int potrs_impl(stream_t s, Uplo uplo, index_t n, index_t nrhs, const T* A, index
 
 template <class T>
 int posv_impl(stream_t s, Uplo uplo, index_t n, index_t nrhs, T* A, index_t lda, T* B,
-              index_t ldb, int* info, void* ws) {
+              index_t ldb, int* info, void* ws, std::size_t ws_bytes) {
   if (int e = check_args(uplo, n, nrhs, A, lda, B, ldb)) return e;
   if (info == nullptr) return -8;
   int r;
-  if constexpr (std::is_same_v<T, float>) r = spotrf(s, uplo, n, A, lda, info, ws);
-  else r = dpotrf(s, uplo, n, A, lda, info, ws);
+  if constexpr (std::is_same_v<T, float>) r = spotrf(s, uplo, n, A, lda, info, ws, ws_bytes);
+  else r = dpotrf(s, uplo, n, A, lda, info, ws, ws_bytes);
   if (r != 0) return r == -6 ? -9 : r;
   return potrs_impl<T>(s, uplo, n, nrhs, A, lda, B, ldb);
 }
@@ -58,12 +58,12 @@ int dpotrs(stream_t s, Uplo uplo, index_t n, index_t nrhs, const double* A, inde
   return potrs_impl<double>(s, uplo, n, nrhs, A, lda, B, ldb);
 }
 int sposv(stream_t s, Uplo uplo, index_t n, index_t nrhs, float* A, index_t lda, float* B,
-          index_t ldb, int* info, void* ws) {
-  return posv_impl<float>(s, uplo, n, nrhs, A, lda, B, ldb, info, ws);
+          index_t ldb, int* info, void* ws, std::size_t ws_bytes) {
+  return posv_impl<float>(s, uplo, n, nrhs, A, lda, B, ldb, info, ws, ws_bytes);
 }
 int dposv(stream_t s, Uplo uplo, index_t n, index_t nrhs, double* A, index_t lda, double* B,
-          index_t ldb, int* info, void* ws) {
-  return posv_impl<double>(s, uplo, n, nrhs, A, lda, B, ldb, info, ws);
+          index_t ldb, int* info, void* ws, std::size_t ws_bytes) {
+  return posv_impl<double>(s, uplo, n, nrhs, A, lda, B, ldb, info, ws, ws_bytes);
 }
 
 }  // namespace dla::cuda

@@ -8,21 +8,47 @@
 // leading minor of order k is not positive definite (the factorization stopped
 // there; the rest of the triangle is unspecified). The return value is 0 or
 // -i for an invalid argument i (uplo = 1, n = 2, A = 3, lda = 4, info = 5,
-// workspace = 6). `workspace` must hold spotrf_buffer_size(n) bytes; it may be
-// nullptr when that is 0. Asynchronous on `stream`.
+// workspace = 6). Asynchronous on `stream`.
+//
+// Workspace (`workspace`, `workspace_bytes` of it; nullptr / 0 allowed):
+// spotrf's fast kernels load A in 16-byte vectors, which needs lda % 4 == 0
+// and A 16-byte aligned. Where A is not so aligned and potrf_pads(n), and the
+// workspace is 16-byte aligned, does not overlap A and holds at least
+// spotrf_buffer_size(n, A, lda) bytes, spotrf copies the triangle into it with
+// a leading dimension rounded up to 32, factors it there and copies it back
+// (session 48, H100: n = 4097 1.77 ms in place against 4096's 1.31).
+// Otherwise (a smaller or null workspace, the default 0 bytes) it factors in
+// place: correct, on the slower paths. spotrf never writes more than
+// workspace_bytes.
 //
 // Algorithm: blocked right-looking with look-ahead; block size nb from the
 // rule in potrf_block_size(n) or the DLA_POTRF_NB environment variable; the
 // bulk of the trailing update applies potrf_update_depth(n, ...) panels at once
 // (DLA_POTRF_DEPTH overrides).
 #include <cstddef>
+#include <cstdint>
 
 #include "dla/core/types.hpp"
 
 namespace dla::cuda {
 
-std::size_t spotrf_buffer_size(index_t n);
-std::size_t dpotrf_buffer_size(index_t n);
+// Bytes of workspace spotrf / dpotrf use for this A (0 where none: dpotrf
+// always; spotrf where A is aligned or potrf_pads(n) is false). Like
+// cusolverDnSpotrf_bufferSize, it takes the matrix: A is only looked at for
+// its alignment.
+std::size_t spotrf_buffer_size(index_t n, const float* A, index_t lda);
+std::size_t dpotrf_buffer_size(index_t n, const double* A, index_t lda);
+// Whether spotrf, given the workspace, factors a misaligned A of order n in
+// an aligned copy (above). DLA_POTRF_PAD=1 / 0 overrides.
+bool potrf_pads(index_t n);
+// The smallest order potrf_pads takes.
+inline constexpr index_t kPotrfPadMin = 1024;
+// Whether A's columns suit spotrf's 16-byte loads (lda % 4 == 0, A 16-byte
+// aligned), and the leading dimension of the aligned copy otherwise.
+inline bool potrf_vector_aligned(const float* A, index_t lda) {
+  return lda % 4 == 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
+}
+inline index_t potrf_pad_ld(index_t n) { return (n + 31) / 32 * 32; }
 // The block size spotrf/dpotrf use for order n (DLA_POTRF_NB overrides).
 index_t potrf_block_size(index_t n);
 // How many panels (of nb columns) each bulk trailing update applies at once,
@@ -75,9 +101,9 @@ int potrf_crit_cluster(index_t tiles, index_t sm_count);
 bool potrf_tensor_core_updates(bool single);
 
 int spotrf(stream_t stream, Uplo uplo, index_t n, float* A, index_t lda, int* info,
-           void* workspace);
+           void* workspace, std::size_t workspace_bytes = 0);
 int dpotrf(stream_t stream, Uplo uplo, index_t n, double* A, index_t lda, int* info,
-           void* workspace);
+           void* workspace, std::size_t workspace_bytes = 0);
 
 // Solves A X = B with the factor from s/dpotrf (B is n x nrhs, overwritten by
 // X). Returns 0 or -i (uplo = 1, n = 2, nrhs = 3, A = 4, lda = 5, B = 6,
@@ -88,11 +114,12 @@ int dpotrs(stream_t stream, Uplo uplo, index_t n, index_t nrhs, const double* A,
            double* B, index_t ldb);
 
 // potrf then potrs. When *info > 0 after the call, B's contents are
-// unspecified. Returns 0 or -i (uplo = 1, n = 2, nrhs = 3, A = 4, lda = 5,
-// B = 6, ldb = 7, info = 8, workspace = 9).
+// unspecified. `workspace`, `workspace_bytes`: as for spotrf. Returns 0 or -i
+// (uplo = 1, n = 2, nrhs = 3, A = 4, lda = 5, B = 6, ldb = 7, info = 8,
+// workspace = 9).
 int sposv(stream_t stream, Uplo uplo, index_t n, index_t nrhs, float* A, index_t lda, float* B,
-          index_t ldb, int* info, void* workspace);
+          index_t ldb, int* info, void* workspace, std::size_t workspace_bytes = 0);
 int dposv(stream_t stream, Uplo uplo, index_t n, index_t nrhs, double* A, index_t lda, double* B,
-          index_t ldb, int* info, void* workspace);
+          index_t ldb, int* info, void* workspace, std::size_t workspace_bytes = 0);
 
 }  // namespace dla::cuda
