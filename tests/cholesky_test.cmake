@@ -4,7 +4,7 @@ set(cholesky_test_libs dla_solvers)
 if(DLA_HAVE_CUDA)
   list(APPEND cholesky_test_libs CUDA::cusolver CUDA::cudart)
 endif()
-dla_add_test(cholesky_test SOURCES cholesky_test.cpp LIBS ${cholesky_test_libs})
+dla_add_test(cholesky_test SOURCES cholesky_test.cpp cholesky_test_cuda.cpp LIBS ${cholesky_test_libs})
 
 # The device tests again under other blocking rules (the variables are read
 # once per process): odd block sizes with deep groups, partial last groups,
