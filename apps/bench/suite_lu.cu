@@ -4,9 +4,10 @@
 // 2/3 n^3 (getrf) and 2/3 n^3 + 2 n^2 nrhs (gesv). The timed region restores A
 // from a pristine copy first; the copy's own median time is subtracted.
 // The note carries dla's rate as a fraction of dla's own SGEMM at the
-// trailing-update shape (n x n x nb), and at n >= 8192 the time split
-// (panel / swaps / trsm / gemm) of a profiled run (DLA_GETRF_PROFILE, no
-// look-ahead, so the split sums to more than the overlapped time).
+// trailing-update shape (n x n x nb), and at n >= 8192 (at every size given
+// with --sizes) the time split (panel / swaps / trsm / gemm) of a profiled run
+// (DLA_GETRF_PROFILE, no look-ahead, so the split sums to more than the
+// overlapped time).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -197,7 +198,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     row.note += "; nb=" + std::to_string(nb) + " own " + pre + "gemm(n,n,nb)=" +
                 fmt("%.1f", gemm_rate) + " TFLOP/s, getrf at " +
                 fmt("%.0f", 100.0 * row.rate / gemm_rate) + "% of it";
-    if (n >= 8192) {
+    if (n >= 8192 || !o.sizes.empty()) {
       setenv("DLA_GETRF_PROFILE", "1", 1);
       restore();
       LuApi<T>::getrf(s, n, A.data(), piv.data(), info.data(), ws.data());
