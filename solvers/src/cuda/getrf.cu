@@ -139,6 +139,7 @@ std::size_t buffer_size(index_t m, index_t n) {
 template <class T>
 std::size_t pad_bytes(index_t m, index_t n, const T* A, index_t lda) {
   if (m < 1 || n < 1 || getrf_vector_aligned(A, lda, sizeof(T)) || !getrf_pads(m, n)) return 0;
+  if (std::size_t(lda) * sizeof(T) > std::size_t(INT32_MAX)) return 0;  // beyond a 2-D copy's pitch
   return sizeof(T) * std::size_t(getrf_pad_ld(m)) * std::size_t(n);
 }
 
