@@ -6,6 +6,9 @@
 
 #include <cstdlib>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <cmath>
 #include <vector>
 
 #include "dla/core/config.hpp"
@@ -302,6 +305,131 @@ TEST(LuGpu, LowLevelDeviceInfoAndGesv) {
   EXPECT_EQ(info, 0);
   const Mat<double> X = dB.to_host(s).topRows(n);
   EXPECT_LE(solve_backward_error<double>(G, X, B, false), kLimit);
+}
+
+// The low-level getrf on an m x n A with leading dimension lda (padding rows
+// NaN), given `bytes` of a workspace allocated 64 guard bytes larger (0x5a)
+// than that or the in-place bytes, or no workspace. Checks: return 0, info 0,
+// the backward error, padding rows and guard bytes untouched. Returns the
+// factors and pivots.
+template <class T>
+std::pair<Mat<T>, std::vector<std::int32_t>> low_level_getrf(const Mat<T>& A, index_t lda,
+                                                             std::size_t bytes, bool null_ws) {
+  const index_t m = A.rows(), n = A.cols();
+  const std::size_t in_place = std::is_same_v<T, float> ? cuda::sgetrf_buffer_size(m, n)
+                                                        : cuda::dgetrf_buffer_size(m, n);
+  const index_t used = index_t(std::max(bytes, in_place));  // may be written
+  const Context ctx(Backend::Cuda);
+  stream_t s = ctx.stream();
+  Mat<T> Apad = Mat<T>::Constant(lda, n, quiet_nan<T>());
+  Apad.topRows(m) = A;
+  DeviceMatrix<T> dA(Apad, s);
+  DeviceBuffer<std::int32_t> dpiv(std::min(m, n));
+  DeviceBuffer<int> dinfo(1);
+  const index_t total = used + 64;
+  DeviceBuffer<char> ws(total);
+  std::vector<char> guard(std::size_t(total), char(0x5a));
+  ws.upload(guard.data(), total, s);
+  void* w = null_ws ? nullptr : static_cast<void*>(ws.data());
+  int r;
+  if constexpr (std::is_same_v<T, float>)
+    r = cuda::sgetrf(s, m, n, dA.data(), lda, dpiv.data(), dinfo.data(), w, bytes);
+  else
+    r = cuda::dgetrf(s, m, n, dA.data(), lda, dpiv.data(), dinfo.data(), w, bytes);
+  EXPECT_EQ(r, 0);
+  int info = -1;
+  dinfo.download(&info, 1, s);
+  EXPECT_EQ(info, 0);
+  std::vector<std::int32_t> piv(std::size_t(std::min(m, n)));
+  dpiv.download(piv.data(), index_t(piv.size()), s);
+  const Mat<T> F = dA.to_host(s);
+  std::vector<char> after(static_cast<std::size_t>(total));
+  ws.download(after.data(), total, s);
+  ctx.synchronize();
+  for (index_t i = used; i < total; ++i)
+    if (after[std::size_t(i)] != char(0x5a)) {
+      ADD_FAILURE() << "workspace byte " << i << " written (workspace_bytes " << bytes << ")";
+      break;
+    }
+  index_t touched = 0;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = m; i < lda; ++i) touched += !std::isnan(F(i, j));
+  EXPECT_EQ(touched, 0) << "padding rows written";
+  const Mat<T> LU = F.topRows(m);
+  EXPECT_TRUE(LU.allFinite());
+  EXPECT_LE(factor_backward_error<T>(A, LU, piv), kLimit);
+  return {LU, piv};
+}
+
+// A misaligned A (lda * sizeof(T) % 16 != 0, lda = m or m + 1) factored in an
+// aligned copy in the workspace (getrf_pads, lu_cuda.hpp; the rule takes it
+// from min(m, n) = 1024, DLA_GETRF_PAD=1 at every size: the ctest variant
+// lu_test.pad_all): the same pivots and factors (up to GEMM rounding) as in
+// place, given one byte less; with no workspace (getrf allocates the copy);
+// and gesv given the workspace. An aligned A asks for no more than the
+// in-place bytes.
+template <class T>
+void pad_case(index_t m, index_t n, index_t lda, std::uint64_t seed) {
+  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " lda=" << lda
+                                    << (std::is_same_v<T, float> ? " float" : " double"));
+  const Mat<T> A = random_matrix<T>(m, n, seed);
+  DeviceMatrix<T> dprobe(lda, n);  // an address as the tests' A has (cudaMalloc's)
+  std::size_t base, need;
+  if constexpr (std::is_same_v<T, float>) {
+    base = cuda::sgetrf_buffer_size(m, n);
+    need = cuda::sgetrf_buffer_size(m, n, dprobe.data(), lda);
+  } else {
+    base = cuda::dgetrf_buffer_size(m, n);
+    need = cuda::dgetrf_buffer_size(m, n, dprobe.data(), lda);
+  }
+  const bool misaligned = (std::size_t(lda) * sizeof(T)) % 16 != 0;
+  const bool copies = misaligned && cuda::getrf_pads(m, n);
+  EXPECT_EQ(need > base, copies);
+  if (!std::getenv("DLA_GETRF_PAD")) EXPECT_EQ(copies, misaligned && std::min(m, n) >= 1024);
+  if (copies)  // the in-place bytes rounded up to 256, then the copy
+    EXPECT_EQ(need, (base + 255) / 256 * 256 + sizeof(T) * std::size_t(cuda::getrf_pad_ld(m)) * n);
+  const auto [F1, p1] = low_level_getrf<T>(A, lda, need, false);
+  const auto [F0, p0] = low_level_getrf<T>(A, lda, need - 1, false);  // in place
+  EXPECT_EQ(p1, p0) << "pivots: aligned copy against in place";
+  const T tol = std::is_same_v<T, float> ? T(1e-3) : T(1e-10);
+  EXPECT_LE((F1 - F0).cwiseAbs().maxCoeff(), tol) << "factors: aligned copy against in place";
+  const auto [F2, p2] = low_level_getrf<T>(A, lda, 0, true);  // getrf's own scratch
+  EXPECT_EQ(p2, p0);
+  if (m == n) {  // gesv with the workspace
+    const Context ctx(Backend::Cuda);
+    stream_t s = ctx.stream();
+    const Mat<T> B = random_matrix<T>(n, 2, seed + 1);
+    Mat<T> Apad = Mat<T>::Zero(lda, n);
+    Apad.topRows(m) = A;
+    DeviceMatrix<T> dA(Apad, s), dB(B, s);
+    DeviceBuffer<std::int32_t> dpiv(n);
+    DeviceBuffer<int> dinfo(1);
+    DeviceBuffer<char> ws(static_cast<index_t>(need));
+    int r;
+    if constexpr (std::is_same_v<T, float>)
+      r = cuda::sgesv(s, n, 2, dA.data(), lda, dpiv.data(), dB.data(), dB.ld(), dinfo.data(),
+                      ws.data(), need);
+    else
+      r = cuda::dgesv(s, n, 2, dA.data(), lda, dpiv.data(), dB.data(), dB.ld(), dinfo.data(),
+                      ws.data(), need);
+    ASSERT_EQ(r, 0);
+    int info = -1;
+    dinfo.download(&info, 1, s);
+    const Mat<T> X = dB.to_host(s);
+    EXPECT_EQ(info, 0);
+    EXPECT_LE(solve_backward_error<T>(A, X, B, false), kLimit);
+  }
+}
+
+TEST(LuGpu, LowLevelMisalignedAlignedCopy) {
+  DLA_REQUIRE_GPU();
+  for (auto [m, n, lda] : std::vector<std::tuple<index_t, index_t, index_t>>{
+           {1101, 1101, 1101}, {1100, 1100, 1101}, {1500, 1030, 1501}, {1030, 1500, 1030},
+           {1024, 1024, 1024}, {17, 17, 17}, {129, 129, 130}, {1, 1, 1}})
+    pad_case<float>(m, n, lda, std::uint64_t(m + 3 * n + lda));
+  for (auto [m, n, lda] : std::vector<std::tuple<index_t, index_t, index_t>>{
+           {1101, 1101, 1101}, {1030, 1500, 1031}, {1024, 1024, 1024}, {65, 65, 65}})
+    pad_case<double>(m, n, lda, std::uint64_t(m + 5 * n + lda));
 }
 
 TEST(LuGpu, SolveEachMethod) {

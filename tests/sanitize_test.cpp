@@ -256,17 +256,23 @@ TEST(SanitizeLu, GetrfGetrsSquareAndRectangular) {
   // cluster leaves over 3 CTAs; the others one panel each (nb = 64).
   // Then each shape again with a first column below FLT_MIN: the panel
   // leaves' scaled multipliers (sfmin.cuh).
+  // 1101 x 1030 (lda = m, misaligned): the aligned copy in the workspace
+  // (getrf_pads) and back.
   for (bool tiny : {false, true}) {
-    for (auto [m, n] : {std::pair<index_t, index_t>{300, 300}, {333, 90}, {90, 200}, {700, 700}}) {
+    for (auto [m, n] : {std::pair<index_t, index_t>{300, 300}, {333, 90}, {90, 200}, {700, 700},
+                        {1101, 1030}}) {
       dla::test::ScopedEnv nb("DLA_GETRF_NB", m == 700 ? "128" : "64");
       Mat<float> A = dla::test::random_matrix<float>(m, n, 7);
       if (tiny) A.col(0) *= std::numeric_limits<float>::min() / 64;
       dla::DeviceMatrix<float> dA(A);
       dla::DeviceBuffer<std::int32_t> ipiv(std::min(m, n));
       dla::DeviceBuffer<int> info(1);
-      dla::DeviceBuffer<char> work(index_t(dla::cuda::sgetrf_buffer_size(m, n)) + 1);
+      const std::size_t ws = dla::cuda::sgetrf_buffer_size(m, n, dA.data(), dA.ld());
+      if (!std::getenv("DLA_GETRF_PAD"))  // the rule: the copy at 1101 x 1030
+        EXPECT_EQ(ws > dla::cuda::sgetrf_buffer_size(m, n), m == 1101);
+      dla::DeviceBuffer<char> work(index_t(ws) + 1);
       ASSERT_EQ(dla::cuda::sgetrf(ctx.stream(), m, n, dA.data(), dA.ld(), ipiv.data(), info.data(),
-                                  work.data()),
+                                  work.data(), ws),
                 0);
       EXPECT_EQ(read_info(info, ctx), 0) << m << "x" << n;
       EXPECT_TRUE(dA.to_host(ctx.stream()).allFinite());

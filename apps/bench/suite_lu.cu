@@ -4,9 +4,10 @@
 // 2/3 n^3 (getrf) and 2/3 n^3 + 2 n^2 nrhs (gesv). The timed region restores A
 // from a pristine copy first; the copy's own median time is subtracted.
 // The note carries dla's rate as a fraction of dla's own SGEMM at the
-// trailing-update shape (n x n x nb), and at n >= 8192 the time split
-// (panel / swaps / trsm / gemm) of a profiled run (DLA_GETRF_PROFILE, no
-// look-ahead, so the split sums to more than the overlapped time).
+// trailing-update shape (n x n x nb), and at n >= 8192 (at every size given
+// with --sizes) the time split (panel / swaps / trsm / gemm) of a profiled run
+// (DLA_GETRF_PROFILE, no look-ahead, so the split sums to more than the
+// overlapped time).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -33,13 +34,14 @@ struct LuApi;
 template <>
 struct LuApi<float> {
   static constexpr const char* name = "s";
-  static int getrf(stream_t s, index_t n, float* A, std::int32_t* p, int* info, void* ws) {
-    return cuda::sgetrf(s, n, n, A, n, p, info, ws);
+  static int getrf(stream_t s, index_t n, float* A, std::int32_t* p, int* info, void* ws,
+                   std::size_t bytes) {
+    return cuda::sgetrf(s, n, n, A, n, p, info, ws, bytes);
   }
   static int getrs(stream_t s, index_t n, index_t r, const float* A, const std::int32_t* p, float* B) {
     return cuda::sgetrs(s, Op::N, n, r, A, n, p, B, n);
   }
-  static std::size_t ws(index_t n) { return cuda::sgetrf_buffer_size(n, n); }
+  static std::size_t ws(index_t n, const float* A) { return cuda::sgetrf_buffer_size(n, n, A, n); }
   static void vbuf(cusolverDnHandle_t h, int n, float* A, int* lw) {
     cusolverDnSgetrf_bufferSize(h, n, n, A, n, lw);
   }
@@ -61,14 +63,15 @@ struct LuApi<float> {
 template <>
 struct LuApi<double> {
   static constexpr const char* name = "d";
-  static int getrf(stream_t s, index_t n, double* A, std::int32_t* p, int* info, void* ws) {
-    return cuda::dgetrf(s, n, n, A, n, p, info, ws);
+  static int getrf(stream_t s, index_t n, double* A, std::int32_t* p, int* info, void* ws,
+                   std::size_t bytes) {
+    return cuda::dgetrf(s, n, n, A, n, p, info, ws, bytes);
   }
   static int getrs(stream_t s, index_t n, index_t r, const double* A, const std::int32_t* p,
                    double* B) {
     return cuda::dgetrs(s, Op::N, n, r, A, n, p, B, n);
   }
-  static std::size_t ws(index_t n) { return cuda::dgetrf_buffer_size(n, n); }
+  static std::size_t ws(index_t n, const double* A) { return cuda::dgetrf_buffer_size(n, n, A, n); }
   static void vbuf(cusolverDnHandle_t h, int n, double* A, int* lw) {
     cusolverDnDgetrf_bufferSize(h, n, n, A, n, lw);
   }
@@ -127,7 +130,10 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   DeviceBuffer<T> A0(n * n), A(n * n), B0(n * nrhs), B(n * nrhs), v(n), y(n), r(n * nrhs);
   DeviceBuffer<std::int32_t> piv(n);
   DeviceBuffer<int> info(1), vinfo(1);
-  DeviceBuffer<char> ws(index_t(LuApi<T>::ws(n)));
+  // dla's workspace, with the aligned copy where A (lda = n) is misaligned
+  // (getrf_pads, lu_cuda.hpp); allocated outside the timing.
+  const std::size_t ws_bytes = LuApi<T>::ws(n, A.data());
+  DeviceBuffer<char> ws(static_cast<index_t>(ws_bytes));
   fill_uniform<T><<<1024, 256, 0, cs>>>(A0.data(), n * n, o.seed);
   DLA_CUDA_CHECK_LAUNCH();
   fill_uniform<T><<<256, 256, 0, cs>>>(B0.data(), n * nrhs, o.seed + 1);
@@ -150,7 +156,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   const double t_copy = time_ms(s, repeat, restore);
   const double t_dla = time_ms(s, repeat, [&] {
     restore();
-    LuApi<T>::getrf(s, n, A.data(), piv.data(), info.data(), ws.data());
+    LuApi<T>::getrf(s, n, A.data(), piv.data(), info.data(), ws.data(), ws_bytes);
   }) - t_copy;
   int hinfo = -1;
   DLA_CUDA_CHECK(cudaMemcpyAsync(&hinfo, info.data(), sizeof(int), cudaMemcpyDeviceToHost, cs));
@@ -180,6 +186,8 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   row.error_limit = 50;
   row.vendor = "cusolver";
   row.note = "cusolver error " + fmt("%.2g", vendor_err);
+  if (!cuda::getrf_vector_aligned(A.data(), n, sizeof(T)) && cuda::getrf_pads(n, n))
+    row.note += "; aligned copy, ld " + std::to_string(cuda::getrf_pad_ld(n));
   if (with_notes) {
     const index_t nb = cuda::getrf_block_size(n, n);
     double t_gemm;
@@ -197,10 +205,10 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     row.note += "; nb=" + std::to_string(nb) + " own " + pre + "gemm(n,n,nb)=" +
                 fmt("%.1f", gemm_rate) + " TFLOP/s, getrf at " +
                 fmt("%.0f", 100.0 * row.rate / gemm_rate) + "% of it";
-    if (n >= 8192) {
+    if (n >= 8192 || !o.sizes.empty()) {
       setenv("DLA_GETRF_PROFILE", "1", 1);
       restore();
-      LuApi<T>::getrf(s, n, A.data(), piv.data(), info.data(), ws.data());
+      LuApi<T>::getrf(s, n, A.data(), piv.data(), info.data(), ws.data(), ws_bytes);
       unsetenv("DLA_GETRF_PROFILE");
       const auto p = cuda::getrf_last_profile();
       row.note += "; no-lookahead split ms: panel " + fmt("%.1f", p.panel_ms) + " swaps " +
@@ -217,7 +225,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   const double t_copy2 = time_ms(s, repeat, restore_both);
   const double t_dla2 = time_ms(s, repeat, [&] {
     restore_both();
-    LuApi<T>::getrf(s, n, A.data(), piv.data(), info.data(), ws.data());
+    LuApi<T>::getrf(s, n, A.data(), piv.data(), info.data(), ws.data(), ws_bytes);
     LuApi<T>::getrs(s, n, nrhs, A.data(), piv.data(), B.data());
   }) - t_copy2;
   DLA_CUDA_CHECK(cudaStreamSynchronize(cs));

@@ -1,6 +1,7 @@
 // The block size of the device LU (dla::cuda::sgetrf/dgetrf), in one place for
 // CUDA and CPU-only builds (as potrf_blocking.cpp for the Cholesky), chosen
 // from sweeps on the H200 (docs/lu.md); DLA_GETRF_NB overrides it for tuning.
+// Also the rule for factoring a misaligned A in an aligned copy (getrf_pads).
 #include <cstdlib>
 
 #include "dla/solvers/lu_cuda.hpp"
@@ -20,6 +21,19 @@ index_t getrf_block_size(index_t m, index_t n) {
   if (k <= 6144) return 64;
   if (k <= 12288) return 128;
   return 256;
+}
+
+bool getrf_pads(index_t m, index_t n) {
+  static const int env = [] {
+    const char* e = std::getenv("DLA_GETRF_PAD");
+    return e && (e[0] == '0' || e[0] == '1') ? e[0] - '0' : -1;
+  }();
+  if (env >= 0) return env == 1;
+  // Session 49, H100, sgetrf native, lda = n: 4097 9.96 ms against 4096's
+  // 7.60; session 50's profiled split put it in the trailing GEMM (5.9
+  // against 3.2 ms), whose 16-byte paths need an aligned lda. The copy in and out moves
+  // 4 m n sizeof(T) bytes (~0.1 ms at 4097 in float).
+  return (m < n ? m : n) >= kGetrfPadMin;
 }
 
 }  // namespace dla::cuda

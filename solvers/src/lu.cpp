@@ -93,7 +93,10 @@ void device_getrf(const Context& ctx, LU<T>& lu) {
   ctx.activate();
   const index_t m = lu.factors.rows(), n = lu.factors.cols(), k = std::min(m, n);
   stream_t s = ctx.stream();
-  DeviceMatrix<T> dA(lu.factors, s);
+  // A leading dimension that suits the GEMM's 16-byte vectors (getrf_pad_ld),
+  // set in the upload's 2-D copy, so that getrf needs no aligned copy.
+  DeviceMatrix<T> dA(m, n, cuda::getrf_pad_ld(std::max<index_t>(m, 1)));
+  dA.upload(HostView<const T>(lu.factors.data(), m, n, std::max<index_t>(m, 1)), s);
   DeviceBuffer<std::int32_t> dpiv(k);
   DeviceBuffer<int> dinfo(1);
   const std::size_t bytes = std::is_same_v<T, float> ? cuda::sgetrf_buffer_size(m, n)

@@ -13,10 +13,16 @@ namespace {
 
 std::size_t sgetrf_buffer_size(index_t, index_t) { not_compiled("dla::cuda::sgetrf_buffer_size"); }
 std::size_t dgetrf_buffer_size(index_t, index_t) { not_compiled("dla::cuda::dgetrf_buffer_size"); }
-int sgetrf(stream_t, index_t, index_t, float*, index_t, std::int32_t*, int*, void*) {
+std::size_t sgetrf_buffer_size(index_t, index_t, const float*, index_t) {
+  not_compiled("dla::cuda::sgetrf_buffer_size");
+}
+std::size_t dgetrf_buffer_size(index_t, index_t, const double*, index_t) {
+  not_compiled("dla::cuda::dgetrf_buffer_size");
+}
+int sgetrf(stream_t, index_t, index_t, float*, index_t, std::int32_t*, int*, void*, std::size_t) {
   not_compiled("dla::cuda::sgetrf");
 }
-int dgetrf(stream_t, index_t, index_t, double*, index_t, std::int32_t*, int*, void*) {
+int dgetrf(stream_t, index_t, index_t, double*, index_t, std::int32_t*, int*, void*, std::size_t) {
   not_compiled("dla::cuda::dgetrf");
 }
 int sgetrs(stream_t, Op, index_t, index_t, const float*, index_t, const std::int32_t*, float*,
@@ -28,11 +34,11 @@ int dgetrs(stream_t, Op, index_t, index_t, const double*, index_t, const std::in
   not_compiled("dla::cuda::dgetrs");
 }
 int sgesv(stream_t, index_t, index_t, float*, index_t, std::int32_t*, float*, index_t, int*,
-          void*) {
+          void*, std::size_t) {
   not_compiled("dla::cuda::sgesv");
 }
 int dgesv(stream_t, index_t, index_t, double*, index_t, std::int32_t*, double*, index_t, int*,
-          void*) {
+          void*, std::size_t) {
   not_compiled("dla::cuda::dgesv");
 }
 int slaswp(stream_t, index_t, float*, index_t, index_t, index_t, const std::int32_t*, bool) {

@@ -134,9 +134,25 @@ std::size_t buffer_size(index_t m, index_t n) {
          inverse_bytes<T>(m, n);
 }
 
+// The aligned copy of a misaligned A (getrf_pads, lu_cuda.hpp): its bytes, 0
+// where A is aligned or the rule says no.
 template <class T>
-int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::int32_t* ipiv,
-               int* info, void* workspace) {
+std::size_t pad_bytes(index_t m, index_t n, const T* A, index_t lda) {
+  if (m < 1 || n < 1 || getrf_vector_aligned(A, lda, sizeof(T)) || !getrf_pads(m, n)) return 0;
+  if (std::size_t(lda) * sizeof(T) > std::size_t(INT32_MAX)) return 0;  // beyond a 2-D copy's pitch
+  return sizeof(T) * std::size_t(getrf_pad_ld(m)) * std::size_t(n);
+}
+
+template <class T>
+std::size_t buffer_size_for(index_t m, index_t n, const T* A, index_t lda) {
+  const std::size_t pad = pad_bytes<T>(m, n, A, lda);
+  return pad > 0 ? align256(buffer_size<T>(m, n)) + pad : buffer_size<T>(m, n);
+}
+
+// 0, or -i for invalid argument i (lu_cuda.hpp).
+template <class T>
+int check_args(index_t m, index_t n, const T* A, index_t lda, const std::int32_t* ipiv,
+               const int* info) {
   if (m < 0) return -1;
   if (n < 0) return -2;
   const index_t kmin = m < n ? m : n;
@@ -145,9 +161,17 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
   if (kmin > 0 && ipiv == nullptr) return -5;
   if (info == nullptr) return -6;
   if (m > index_t(INT32_MAX) || n > index_t(INT32_MAX)) return m > n ? -1 : -2;
+  return 0;
+}
+
+// The factorization of A in place (arguments checked).
+template <class T>
+void getrf_run(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::int32_t* ipiv,
+               int* info, void* workspace) {
+  const index_t kmin = m < n ? m : n;
   cudaStream_t s0 = reinterpret_cast<cudaStream_t>(stream);
   DLA_CUDA_CHECK(cudaMemsetAsync(info, 0, sizeof(int), s0));
-  if (kmin == 0) return 0;
+  if (kmin == 0) return;
 
   const index_t nb = getrf_block_size(m, n);
   const bool profile = env_flag("DLA_GETRF_PROFILE");
@@ -267,6 +291,47 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
   }
   if (workspace == nullptr) DLA_CUDA_CHECK(cudaFreeAsync(ws, s0));
   prof.finish();
+}
+
+// Stream-ordered memory for the aligned copy, freed on the stream when done
+// (also when the factorization throws).
+struct OwnedCopy {
+  void* p = nullptr;
+  cudaStream_t s = nullptr;
+  ~OwnedCopy() {
+    if (p != nullptr) cudaFreeAsync(p, s);
+  }
+};
+
+template <class T>
+int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::int32_t* ipiv,
+               int* info, void* workspace, std::size_t workspace_bytes) {
+  if (const int r = check_args<T>(m, n, A, lda, ipiv, info); r != 0) return r;
+  const std::size_t pad = pad_bytes<T>(m, n, A, lda);
+  T* W = nullptr;  // the aligned copy, where it is taken
+  OwnedCopy own;
+  own.s = reinterpret_cast<cudaStream_t>(stream);
+  if (pad > 0 && workspace != nullptr) {
+    const std::size_t base = align256(buffer_size<T>(m, n));
+    char* p = static_cast<char*>(workspace) + base;
+    if (workspace_bytes >= base + pad && reinterpret_cast<std::uintptr_t>(p) % 16 == 0)
+      W = reinterpret_cast<T*>(p);
+  } else if (pad > 0) {
+    // Its own scratch: the copy too, unless the device has no room for it
+    // (then in place, as with a small workspace; the error is not sticky).
+    if (cudaMallocAsync(&own.p, pad, own.s) == cudaSuccess) W = static_cast<T*>(own.p);
+    else (void)cudaGetLastError();
+  }
+  if (W == nullptr) {
+    getrf_run<T>(stream, m, n, A, lda, ipiv, info, workspace);
+    return 0;
+  }
+  const index_t ldw = getrf_pad_ld(m);
+  DLA_CUDA_CHECK(cudaMemcpy2DAsync(W, sizeof(T) * ldw, A, sizeof(T) * lda, sizeof(T) * m, n,
+                                   cudaMemcpyDeviceToDevice, own.s));
+  getrf_run<T>(stream, m, n, W, ldw, ipiv, info, workspace);
+  DLA_CUDA_CHECK(cudaMemcpy2DAsync(A, sizeof(T) * lda, W, sizeof(T) * ldw, sizeof(T) * m, n,
+                                   cudaMemcpyDeviceToDevice, own.s));
   return 0;
 }
 
@@ -276,14 +341,20 @@ GetrfProfile getrf_last_profile() { return g_last_profile; }
 
 std::size_t sgetrf_buffer_size(index_t m, index_t n) { return buffer_size<float>(m, n); }
 std::size_t dgetrf_buffer_size(index_t m, index_t n) { return buffer_size<double>(m, n); }
+std::size_t sgetrf_buffer_size(index_t m, index_t n, const float* A, index_t lda) {
+  return buffer_size_for<float>(m, n, A, lda);
+}
+std::size_t dgetrf_buffer_size(index_t m, index_t n, const double* A, index_t lda) {
+  return buffer_size_for<double>(m, n, A, lda);
+}
 
 int sgetrf(stream_t s, index_t m, index_t n, float* A, index_t lda, std::int32_t* ipiv, int* info,
-           void* workspace) {
-  return getrf_impl<float>(s, m, n, A, lda, ipiv, info, workspace);
+           void* workspace, std::size_t workspace_bytes) {
+  return getrf_impl<float>(s, m, n, A, lda, ipiv, info, workspace, workspace_bytes);
 }
 int dgetrf(stream_t s, index_t m, index_t n, double* A, index_t lda, std::int32_t* ipiv,
-           int* info, void* workspace) {
-  return getrf_impl<double>(s, m, n, A, lda, ipiv, info, workspace);
+           int* info, void* workspace, std::size_t workspace_bytes) {
+  return getrf_impl<double>(s, m, n, A, lda, ipiv, info, workspace, workspace_bytes);
 }
 
 }  // namespace dla::cuda

@@ -37,7 +37,7 @@ int getrs_impl(stream_t s, Op op, index_t n, index_t nrhs, const T* A, index_t l
 
 template <class T>
 int gesv_impl(stream_t s, index_t n, index_t nrhs, T* A, index_t lda, std::int32_t* ipiv, T* B,
-              index_t ldb, int* info, void* ws) {
+              index_t ldb, int* info, void* ws, std::size_t ws_bytes) {
   if (n < 0) return -1;
   if (nrhs < 0) return -2;
   if (n > 0 && A == nullptr) return -3;
@@ -47,8 +47,8 @@ int gesv_impl(stream_t s, index_t n, index_t nrhs, T* A, index_t lda, std::int32
   if (ldb < (n > 1 ? n : 1)) return -7;
   if (info == nullptr) return -8;
   int r;
-  if constexpr (std::is_same_v<T, float>) r = sgetrf(s, n, n, A, lda, ipiv, info, ws);
-  else r = dgetrf(s, n, n, A, lda, ipiv, info, ws);
+  if constexpr (std::is_same_v<T, float>) r = sgetrf(s, n, n, A, lda, ipiv, info, ws, ws_bytes);
+  else r = dgetrf(s, n, n, A, lda, ipiv, info, ws, ws_bytes);
   if (r != 0) return r;
   return getrs_impl<T>(s, Op::N, n, nrhs, A, lda, ipiv, B, ldb);
 }
@@ -64,12 +64,12 @@ int dgetrs(stream_t s, Op op, index_t n, index_t nrhs, const double* A, index_t 
   return getrs_impl<double>(s, op, n, nrhs, A, lda, ipiv, B, ldb);
 }
 int sgesv(stream_t s, index_t n, index_t nrhs, float* A, index_t lda, std::int32_t* ipiv, float* B,
-          index_t ldb, int* info, void* ws) {
-  return gesv_impl<float>(s, n, nrhs, A, lda, ipiv, B, ldb, info, ws);
+          index_t ldb, int* info, void* ws, std::size_t ws_bytes) {
+  return gesv_impl<float>(s, n, nrhs, A, lda, ipiv, B, ldb, info, ws, ws_bytes);
 }
 int dgesv(stream_t s, index_t n, index_t nrhs, double* A, index_t lda, std::int32_t* ipiv,
-          double* B, index_t ldb, int* info, void* ws) {
-  return gesv_impl<double>(s, n, nrhs, A, lda, ipiv, B, ldb, info, ws);
+          double* B, index_t ldb, int* info, void* ws, std::size_t ws_bytes) {
+  return gesv_impl<double>(s, n, nrhs, A, lda, ipiv, B, ldb, info, ws, ws_bytes);
 }
 
 }  // namespace dla::cuda

@@ -12,13 +12,29 @@
 //          lda = 4, ipiv = 5, info = 6; stream not counted).
 //          workspace: device scratch of getrf_buffer_size<T>(m, n) bytes, or
 //          nullptr to let the routine allocate it (stream-ordered) itself.
+//          Misaligned A (below): with workspace_bytes >=
+//          getrf_buffer_size<T>(m, n, A, lda), getrf factors an aligned copy.
 //   getrs: solves op(A) X = B with the factors of getrf (A is n x n), B
 //          (n x nrhs) overwritten by X. Returns 0 or -i (op = 1, n = 2,
 //          nrhs = 3, A = 4, lda = 5, ipiv = 6, B = 7, ldb = 8).
 //          Does not check for singularity: read getrf's info first.
-//   gesv:  getrf + getrs(N). Returns 0 or -i (n = 1, nrhs = 2, A = 3, lda = 4,
+//   gesv:  getrf (workspace as getrf's) + getrs(N). Returns 0 or -i (n = 1, nrhs = 2, A = 3, lda = 4,
 //          ipiv = 5, B = 6, ldb = 7, info = 8). When *info > 0 on completion,
 //          B holds no solution (Inf/NaN); check info.
+//
+// Alignment (session 50): the GEMM kernels of the trailing update move A in
+// 16-byte vectors only where lda * sizeof(T) % 16 == 0 and A is 16-byte
+// aligned. sgetrf at n = 4097 with lda = n ran 9.9 ms against 4096's 7.6
+// (H100, session 49), its GEMM phase 5.9 ms against 3.2. Where A is not so
+// aligned and getrf_pads(m, n), getrf copies A (m x n) into an aligned matrix
+// (leading dimension rounded up to 32), factors it there and copies it back:
+//   - workspace given: if workspace_bytes >= getrf_buffer_size(m, n, A, lda)
+//     (the in-place bytes, rounded up to 256, then the copy) and the copy's
+//     place in it is 16-byte aligned; else in place;
+//   - workspace = nullptr: getrf allocates the copy with its scratch
+//     (stream-ordered); if that allocation fails, it factors in place.
+// getrf never writes more than workspace_bytes of a given workspace, nor
+// outside A's m x n entries (the padding rows lda - m are not touched).
 //
 // Algorithm (docs/lu.md): right-looking blocked LU, block size nb tuned per n
 // (env DLA_GETRF_NB overrides), look-ahead (the next panel is updated first
@@ -34,13 +50,29 @@
 
 namespace dla::cuda {
 
+// Bytes of workspace getrf needs in place (any A).
 std::size_t sgetrf_buffer_size(index_t m, index_t n);
 std::size_t dgetrf_buffer_size(index_t m, index_t n);
+// Bytes of workspace getrf uses for this A: the in-place bytes, or, where A is
+// misaligned and getrf_pads(m, n), those rounded up to 256 plus the aligned
+// copy (sizeof(T) * getrf_pad_ld(m) * n). A is only looked at for its address.
+std::size_t sgetrf_buffer_size(index_t m, index_t n, const float* A, index_t lda);
+std::size_t dgetrf_buffer_size(index_t m, index_t n, const double* A, index_t lda);
+// Whether getrf factors a misaligned m x n A in an aligned copy (above):
+// min(m, n) >= kGetrfPadMin. DLA_GETRF_PAD=1 / 0 overrides (every size / never).
+bool getrf_pads(index_t m, index_t n);
+inline constexpr index_t kGetrfPadMin = 1024;
+// Whether A's columns suit 16-byte vectors (elem = sizeof(T)), and the leading
+// dimension of the aligned copy otherwise.
+inline bool getrf_vector_aligned(const void* A, index_t lda, std::size_t elem) {
+  return (std::size_t(lda) * elem) % 16 == 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
+}
+inline index_t getrf_pad_ld(index_t m) { return (m + 31) / 32 * 32; }
 
 int sgetrf(stream_t stream, index_t m, index_t n, float* A, index_t lda, std::int32_t* ipiv,
-           int* info, void* workspace = nullptr);
+           int* info, void* workspace = nullptr, std::size_t workspace_bytes = 0);
 int dgetrf(stream_t stream, index_t m, index_t n, double* A, index_t lda, std::int32_t* ipiv,
-           int* info, void* workspace = nullptr);
+           int* info, void* workspace = nullptr, std::size_t workspace_bytes = 0);
 
 int sgetrs(stream_t stream, Op op, index_t n, index_t nrhs, const float* A, index_t lda,
            const std::int32_t* ipiv, float* B, index_t ldb);
@@ -48,9 +80,11 @@ int dgetrs(stream_t stream, Op op, index_t n, index_t nrhs, const double* A, ind
            const std::int32_t* ipiv, double* B, index_t ldb);
 
 int sgesv(stream_t stream, index_t n, index_t nrhs, float* A, index_t lda, std::int32_t* ipiv,
-          float* B, index_t ldb, int* info, void* workspace = nullptr);
+          float* B, index_t ldb, int* info, void* workspace = nullptr,
+          std::size_t workspace_bytes = 0);
 int dgesv(stream_t stream, index_t n, index_t nrhs, double* A, index_t lda, std::int32_t* ipiv,
-          double* B, index_t ldb, int* info, void* workspace = nullptr);
+          double* B, index_t ldb, int* info, void* workspace = nullptr,
+          std::size_t workspace_bytes = 0);
 
 // Applies row interchanges ipiv[k1..k2) (1-based, global row indices) to the
 // n columns of A: forward (k = k1, ..., k2-1) or backward. LAPACK laswp.
