@@ -8,7 +8,8 @@
 # toward ~3.5 ms and the factorization 9.3 -> ~7.8 ms (H200); aligned shapes
 # unchanged (the float4 path is untouched); sgemm 4097^3 (k deep) within 1%.
 # Run: `run` with `LIMIT=330 bash experiments/gemm-c4/device-call-s50c.sh`,
-# carry [".carry"] (the branch's build, main's dla as build/extra/dla).
+# carry [".carry"] (scripts/carry-build.sh build /tmp/maindla/dla-s50: the
+# branch's build, main's dla as build/extra/dla-s50).
 set -u
 O="${OUT:-/tmp/out}"; mkdir -p "$O"
 LIMIT=${LIMIT:-330}
@@ -17,7 +18,7 @@ tar xJf .carry/build.tar.xz
 B=$PWD/build
 export DLA_EXPECT_GPU=1
 nvidia-smi --query-gpu=name --format=csv,noheader > "$O/gpu.txt"
-for d in $B/extra/dla $B/apps/dla; do
+for d in $B/extra/dla-s50 $B/apps/dla; do  # as run: extra/dla (a wrong name; carry-build keeps dla-s50)
   echo "== $d"
   DLA_GETRF_PAD=0 timeout 30 $d bench getrf --sizes 4096 4097 8193 --variants sgetrf,native \
     --repeat 5 2>/dev/null | awk '/^getrf .*sgetrf/{print "in place", $4, $5, $8; sub(/.*no-lookahead/, "  no-lookahead"); print}'
@@ -29,7 +30,8 @@ for d in $B/extra/dla $B/apps/dla; do
     grep -E '^gemm ' | cut -c1-120
 done > "$O/ab.txt" 2>&1
 echo "A/B done at ${SECONDS} s" >> "$O/summary.txt"
-(cd $B && timeout $(( $(left) - 60 )) ctest -j 12 -E install_consumer > "$O/ctest.log" 2>&1)
+(cd $B && DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 timeout $(( $(left) - 60 )) ctest  # as run: without DLA_TEST_PYTHON3
+   -j 12 -E install_consumer > "$O/ctest.log" 2>&1)
 echo "ctest: rc $? $(grep -E 'tests passed|tests failed' "$O/ctest.log") at ${SECONDS} s" >> "$O/summary.txt"
 if [ "$(left)" -gt 30 ]; then
   timeout $(( $(left) - 5 )) compute-sanitizer --tool memcheck --error-exitcode 9 $B/tests/sanitize_test \

@@ -284,8 +284,8 @@ constexpr int WARPS_M = Cfg::WARPS_M_;
         // C not 16-byte addressable (ldc % 4 != 0 or C off 16 bytes): the
         // four loads first, then the four stores, so that they take one
         // round trip, not four (each conditional load waited for the store
-        // before it; sgetrf 4097 in place: the trailing GEMM 5.9 ms against
-        // 3.2 at 4096, session 50).
+        // before it). sgetrf 4097 in place, H100, session 50: the trailing
+        // GEMM 5.9 -> 3.8 ms (4096: 3.2), 8193 21.1 -> 14.2 (docs/gemm.md).
         float o[4] = {0.f, 0.f, 0.f, 0.f};
         if (g.beta != 0.f) {
 #pragma unroll
