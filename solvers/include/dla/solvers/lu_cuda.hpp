@@ -25,7 +25,8 @@
 // Alignment (session 50): the GEMM kernels of the trailing update move A in
 // 16-byte vectors only where lda * sizeof(T) % 16 == 0 and A is 16-byte
 // aligned. sgetrf at n = 4097 with lda = n ran 9.9 ms against 4096's 7.6
-// (H100, session 49), its GEMM phase 5.9 ms against 3.2. Where A is not so
+// (H100), its GEMM phase 5.9 ms against 3.2; 8.0 ms since the GEMM's scalar
+// epilogue batches its loads, 7.85 with the copy (H100). Where A is not so
 // aligned and getrf_pads(m, n), getrf copies A (m x n) into an aligned matrix
 // (leading dimension rounded up to 32), factors it there and copies it back:
 //   - workspace given: if workspace_bytes >= getrf_buffer_size(m, n, A, lda)
