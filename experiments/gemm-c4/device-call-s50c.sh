@@ -30,7 +30,8 @@ for d in $B/extra/dla-s50 $B/apps/dla; do  # as run: extra/dla (a wrong name; ca
     grep -E '^gemm ' | cut -c1-120
 done > "$O/ab.txt" 2>&1
 echo "A/B done at ${SECONDS} s" >> "$O/summary.txt"
-(cd $B && DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 timeout $(( $(left) - 60 )) ctest  # as run: without DLA_TEST_PYTHON3
+# As run: without DLA_TEST_PYTHON3 (the HDF5 interop / IO error / CLI tests then fail).
+(cd $B && DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 timeout $(( $(left) - 60 )) ctest \
    -j 12 -E install_consumer > "$O/ctest.log" 2>&1)
 echo "ctest: rc $? $(grep -E 'tests passed|tests failed' "$O/ctest.log") at ${SECONDS} s" >> "$O/summary.txt"
 if [ "$(left)" -gt 30 ]; then
