@@ -10,12 +10,8 @@
 # Run: `run` with `LIMIT=330 bash experiments/gemm-c4/device-call-s50c.sh`,
 # carry [".carry"] (scripts/carry-build.sh build /tmp/maindla/dla-s50: the
 # branch's build, main's dla as build/extra/dla-s50).
-set -u
-O="${OUT:-/tmp/out}"; mkdir -p "$O"
 LIMIT=${LIMIT:-330}
-left() { echo $(( LIMIT - SECONDS )); }
-tar xJf .carry/build.tar.xz
-B=$PWD/build
+. "$(dirname "$0")/../common/device_call.sh"  # O, left, B (as run: these lines inline)
 export DLA_EXPECT_GPU=1
 nvidia-smi --query-gpu=name --format=csv,noheader > "$O/gpu.txt"
 for d in $B/extra/dla-s50 $B/apps/dla; do  # as run: extra/dla (a wrong name; carry-build keeps dla-s50)

@@ -10,31 +10,17 @@
 #   1. A/B: main's dla, the branch (rule), the branch with DLA_GETRF_PAD=0;
 #   2. scripts/gpu-check.sh test,sanitize,bench (potrf getrf), every sanitizer test;
 #   3. ncu of the two copies at 4097 if time is left.
-set -u
-O="${OUT:-/tmp/out}"; mkdir -p "$O"
 LIMIT=${LIMIT:-560}
-left() { echo $(( LIMIT - SECONDS )); }
-tar xJf .carry/build.tar.xz
-B=$PWD/build
+. "$(dirname "$0")/../common/device_call.sh"  # O, left, B (as run: these lines inline)
 export DLA_EXPECT_GPU=1
-ab() {  # label, dla binary, env...
-  local label=$1 bin=$2; shift 2
-  echo "== $label"
-  env "$@" timeout 40 $bin bench getrf --sizes 2049 3001 4096 4097 8193 --variants sgetrf,native,dgetrf \
-    --repeat 5 2>/dev/null | awk '/^getrf .*getrf/{print $2, $3, $4, $5, $8}'
-}
+S="2049 3001 4096 4097 8193"
 {
-  ab "main" $B/extra/dla
-  ab "branch" $B/apps/dla
-  ab "branch DLA_GETRF_PAD=0" $B/apps/dla DLA_GETRF_PAD=0
+  ab_getrf "main" $B/extra/dla "$S"
+  ab_getrf "branch" $B/apps/dla "$S"
+  ab_getrf "branch DLA_GETRF_PAD=0" $B/apps/dla "$S" DLA_GETRF_PAD=0
 } > "$O/getrf-ab.txt" 2>&1
 echo "A/B done at ${SECONDS} s" >> "$O/summary.txt"
-mkdir -p "$O/check"
-OUT="$O/check" DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 GPU_CHECK_BUILD_DIR=$B \
-  GPU_CHECK_STEPS=test,sanitize,bench GPU_CHECK_SUITES="potrf getrf" \
-  GPU_CHECK_CTEST_ARGS="-j 12 -E install_consumer" \
-  timeout $(( $(left) - 30 )) bash scripts/gpu-check.sh > "$O/gpu-check.txt" 2>&1
-echo "gpu-check rc $? at ${SECONDS} s" >> "$O/summary.txt"
+gpu_check_carried 30
 if [ "$(left)" -gt 25 ]; then
   timeout 25 ncu --kernel-name regex:'[Cc]opy|memcpy' --launch-count 2 \
     --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \

@@ -5,23 +5,14 @@
 # and the copies' time (nsys, where installed; the 2-D copies are not kernels,
 # so ncu saw none in call 2).
 # Run: `run` with `LIMIT=170 bash experiments/getrf-pad/device-call-s50b.sh`, carry [".carry"].
-set -u
-O="${OUT:-/tmp/out}"; mkdir -p "$O"
 LIMIT=${LIMIT:-170}
-left() { echo $(( LIMIT - SECONDS )); }
-tar xJf .carry/build.tar.xz
-B=$PWD/build
+. "$(dirname "$0")/../common/device_call.sh"  # O, left, B (as run: these lines inline)
 nvidia-smi --query-gpu=name --format=csv,noheader > "$O/gpu.txt"
-ab() {  # label, dla binary, env...
-  local label=$1 bin=$2; shift 2
-  echo "== $label"
-  env "$@" timeout 40 $bin bench getrf --sizes 3001 4096 4097 6145 8193 --variants sgetrf,native,dgetrf \
-    --repeat 5 2>/dev/null | awk '/^getrf .*getrf/{print $2, $3, $4, $5, $8}'
-}
+S="3001 4096 4097 6145 8193"
 {
-  ab "main before (f3c3670)" $B/extra/dla
-  ab "main (the copy)" $B/apps/dla
-  ab "main DLA_GETRF_PAD=0" $B/apps/dla DLA_GETRF_PAD=0
+  ab_getrf "main before (f3c3670)" $B/extra/dla "$S"
+  ab_getrf "main (the copy)" $B/apps/dla "$S"
+  ab_getrf "main DLA_GETRF_PAD=0" $B/apps/dla "$S" DLA_GETRF_PAD=0
 } > "$O/getrf-ab.txt" 2>&1
 for r in 1 2 3; do
   [ "$(left)" -gt 20 ] || break

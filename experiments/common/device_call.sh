@@ -1,0 +1,34 @@
+# Sourced by the device call scripts (experiments/*/device-call-*.sh) after
+# they set LIMIT's default: the output folder O ($OUT on the device), left()
+# (seconds left of LIMIT), the carried build unpacked (scripts/carry-build.sh)
+# as B, gpu_check_carried (the project's gpu-check of that build) and ab_getrf
+# (one getrf A/B row set). Since session 50; the scripts of
+# earlier sessions carry the same lines inline, as they ran.
+set -u
+O="${OUT:-/tmp/out}"; mkdir -p "$O"
+LIMIT=${LIMIT:-300}
+left() { echo $(( LIMIT - SECONDS )); }
+tar xJf .carry/build.tar.xz
+B=$PWD/build
+
+# ab_getrf LABEL DLA SIZES [VAR=value ...]: sgetrf native and dgetrf rows of
+# `DLA bench getrf` at SIZES (quoted list), with the environment given; prints
+# "variant op n=N ms ratio".
+ab_getrf() {
+  local label=$1 bin=$2 sizes=$3; shift 3
+  echo "== $label"
+  env "$@" timeout 40 "$bin" bench getrf --sizes $sizes --variants sgetrf,native,dgetrf \
+    --repeat 5 2>/dev/null | awk '/^getrf .*getrf/{print $2, $3, $4, $5, $8}'
+}
+
+# gpu_check_carried RESERVE: scripts/gpu-check.sh (test, sanitize, bench of the
+# suites potrf and getrf, every sanitizer test) on the carried build, output
+# in $O/check, leaving RESERVE seconds of LIMIT; its rc goes to $O/summary.txt.
+gpu_check_carried() {
+  mkdir -p "$O/check"
+  OUT="$O/check" DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 GPU_CHECK_BUILD_DIR=$B \
+    GPU_CHECK_STEPS=test,sanitize,bench GPU_CHECK_SUITES="potrf getrf" \
+    GPU_CHECK_CTEST_ARGS="-j 12 -E install_consumer" \
+    timeout $(( $(left) - $1 )) bash scripts/gpu-check.sh > "$O/gpu-check.txt" 2>&1
+  echo "gpu-check rc $? at ${SECONDS} s" >> "$O/summary.txt"
+}
