@@ -10,12 +10,8 @@
 #      carried build: every GPU test, the sanitizers on SanitizeCholesky (the
 #      only kernels the branch changes), the bench rows;
 #   3. a second A/B round with more sizes, getrf at 4096 / 4097.
-set -u
-O="${OUT:-/tmp/out}"; mkdir -p "$O"
 LIMIT=${LIMIT:-560}
-left() { echo $(( LIMIT - SECONDS )); }
-tar xJf .carry/build.tar.xz
-B=$PWD/build
+. "$(dirname "$0")/../common/device_call.sh"  # O, left, B (as run: these lines inline)
 bench_round() {
   for pad in 1 0; do
     [ "$(left)" -gt 25 ] || break

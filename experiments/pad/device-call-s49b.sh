@@ -8,12 +8,8 @@
 #      sanitizer test;
 #   3. bench potrf at misaligned orders (the copy taken by the rule).
 # Run: `run` with `LIMIT=540 bash experiments/pad/device-call-s49b.sh`, carry [".carry"].
-set -u
-O="${OUT:-/tmp/out}"; mkdir -p "$O"
 LIMIT=${LIMIT:-540}
-left() { echo $(( LIMIT - SECONDS )); }
-tar xJf .carry/build.tar.xz
-B=$PWD/build
+. "$(dirname "$0")/../common/device_call.sh"  # O, left, B (as run: these lines inline)
 timeout 60 ncu --kernel-name regex:copy_triangle --launch-count 4 \
   --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum \
   $B/apps/dla bench potrf --sizes 4097 --variants tf32x3 --repeat 1 > "$O/ncu-copy.txt" 2>&1
