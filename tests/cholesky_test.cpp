@@ -98,9 +98,9 @@ TEST(CholeskyHost, BufferSizeRule) {
   EXPECT_EQ(dla::cuda::spotrf_buffer_size(dla::cuda::kPotrfPadMin - 1, at(256), 1023), 0u);
   EXPECT_EQ(dla::cuda::spotrf_buffer_size(0, nullptr, 1), 0u);
   EXPECT_EQ(dla::cuda::dpotrf_buffer_size(4097, nullptr, 4097), 0u);
-  EXPECT_EQ(dla::cuda::potrf_pad_ld(1), 32);
-  EXPECT_EQ(dla::cuda::potrf_pad_ld(4097), 4128);
-  EXPECT_EQ(dla::cuda::potrf_pad_ld(4128), 4128);
+  EXPECT_EQ(dla::aligned_ld(1), 32);
+  EXPECT_EQ(dla::aligned_ld(4097), 4128);
+  EXPECT_EQ(dla::aligned_ld(4128), 4128);
 }
 
 // The look-ahead's SM share for its bulk update (potrf_blocking.cpp): a

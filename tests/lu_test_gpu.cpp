@@ -387,7 +387,7 @@ void pad_case(index_t m, index_t n, index_t lda, std::uint64_t seed) {
   EXPECT_EQ(need > base, copies);
   if (!std::getenv("DLA_GETRF_PAD")) EXPECT_EQ(copies, misaligned && std::min(m, n) >= 1024);
   if (copies)  // the in-place bytes rounded up to 256, then the copy
-    EXPECT_EQ(need, (base + 255) / 256 * 256 + sizeof(T) * std::size_t(cuda::getrf_pad_ld(m)) * n);
+    EXPECT_EQ(need, (base + 255) / 256 * 256 + sizeof(T) * std::size_t(aligned_ld(m)) * n);
   const auto [F1, p1] = low_level_getrf<T>(A, lda, need, false);
   const auto [F0, p0] = low_level_getrf<T>(A, lda, need - 1, false);  // in place
   EXPECT_EQ(p1, p0) << "pivots: aligned copy against in place";

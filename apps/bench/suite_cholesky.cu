@@ -192,7 +192,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
     std::snprintf(depths, sizeof depths, "%lld", (long long)depth);
   // The aligned copy, where spotrf makes one (the workspace's leading dimension).
   char pad[48] = "";
-  if (dla_ws) std::snprintf(pad, sizeof pad, " pad_ld=%lld", (long long)cuda::potrf_pad_ld(n));
+  if (dla_ws) std::snprintf(pad, sizeof pad, " pad_ld=%lld", (long long)aligned_ld(n));
   char note[512];
   std::snprintf(note, sizeof note, "nb=%lld depth=%s side_sms=%s%s info=%d; cusolver error %.2g",
                 (long long)nb, depths, sides, pad, hinfo, vendor_err);

@@ -186,8 +186,8 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   row.error_limit = 50;
   row.vendor = "cusolver";
   row.note = "cusolver error " + fmt("%.2g", vendor_err);
-  if (!cuda::getrf_vector_aligned(A.data(), n, sizeof(T)) && cuda::getrf_pads(n, n))
-    row.note += "; aligned copy, ld " + std::to_string(cuda::getrf_pad_ld(n));
+  if (!columns_aligned16(A.data(), n, sizeof(T)) && cuda::getrf_pads(n, n))
+    row.note += "; aligned copy, ld " + std::to_string(aligned_ld(n));
   if (with_notes) {
     const index_t nb = cuda::getrf_block_size(n, n);
     double t_gemm;

@@ -96,9 +96,9 @@ Cholesky<T> cholesky_factor(const Context& ctx, const Matrix<T>& A, Uplo uplo) {
   }
   ctx.activate();
   // float: a leading dimension that suits spotrf's 16-byte loads
-  // (potrf_pad_ld), set in the upload's 2-D copy, so that spotrf needs no
+  // (aligned_ld), set in the upload's 2-D copy, so that spotrf needs no
   // aligned copy in a workspace (the upload's own cost with it not measured).
-  const index_t ld = std::is_same_v<T, float> ? cuda::potrf_pad_ld(n) : std::max<index_t>(n, 1);
+  const index_t ld = std::is_same_v<T, float> ? aligned_ld(n) : std::max<index_t>(n, 1);
   DeviceMatrix<T> dA(n, n, ld);
   dA.upload(HostView<const T>(A.data(), n, n, std::max<index_t>(n, 1)), ctx.stream());
   DeviceBuffer<int> dinfo(1);

@@ -93,9 +93,9 @@ void device_getrf(const Context& ctx, LU<T>& lu) {
   ctx.activate();
   const index_t m = lu.factors.rows(), n = lu.factors.cols(), k = std::min(m, n);
   stream_t s = ctx.stream();
-  // A leading dimension that suits the GEMM's 16-byte vectors (getrf_pad_ld),
+  // A leading dimension that suits the GEMM's 16-byte vectors (aligned_ld),
   // set in the upload's 2-D copy, so that getrf needs no aligned copy.
-  DeviceMatrix<T> dA(m, n, cuda::getrf_pad_ld(std::max<index_t>(m, 1)));
+  DeviceMatrix<T> dA(m, n, aligned_ld(std::max<index_t>(m, 1)));
   dA.upload(HostView<const T>(lu.factors.data(), m, n, std::max<index_t>(m, 1)), s);
   DeviceBuffer<std::int32_t> dpiv(k);
   DeviceBuffer<int> dinfo(1);

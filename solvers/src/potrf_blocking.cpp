@@ -46,8 +46,8 @@ bool potrf_pads(index_t n) {
 }
 
 std::size_t spotrf_buffer_size(index_t n, const float* A, index_t lda) {
-  if (n < 1 || potrf_vector_aligned(A, lda) || !potrf_pads(n)) return 0;
-  return sizeof(float) * std::size_t(potrf_pad_ld(n)) * std::size_t(n);
+  if (n < 1 || columns_aligned16(A, lda, sizeof(float)) || !potrf_pads(n)) return 0;
+  return sizeof(float) * std::size_t(aligned_ld(n)) * std::size_t(n);
 }
 
 std::size_t dpotrf_buffer_size(index_t, const double*, index_t) { return 0; }

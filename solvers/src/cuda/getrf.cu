@@ -138,9 +138,9 @@ std::size_t buffer_size(index_t m, index_t n) {
 // where A is aligned or the rule says no.
 template <class T>
 std::size_t pad_bytes(index_t m, index_t n, const T* A, index_t lda) {
-  if (m < 1 || n < 1 || getrf_vector_aligned(A, lda, sizeof(T)) || !getrf_pads(m, n)) return 0;
+  if (m < 1 || n < 1 || columns_aligned16(A, lda, sizeof(T)) || !getrf_pads(m, n)) return 0;
   if (std::size_t(lda) * sizeof(T) > std::size_t(INT32_MAX)) return 0;  // beyond a 2-D copy's pitch
-  return sizeof(T) * std::size_t(getrf_pad_ld(m)) * std::size_t(n);
+  return sizeof(T) * std::size_t(aligned_ld(m)) * std::size_t(n);
 }
 
 template <class T>
@@ -326,7 +326,7 @@ int getrf_impl(stream_t stream, index_t m, index_t n, T* A, index_t lda, std::in
     getrf_run<T>(stream, m, n, A, lda, ipiv, info, workspace);
     return 0;
   }
-  const index_t ldw = getrf_pad_ld(m);
+  const index_t ldw = aligned_ld(m);
   DLA_CUDA_CHECK(cudaMemcpy2DAsync(W, sizeof(T) * ldw, A, sizeof(T) * lda, sizeof(T) * m, n,
                                    cudaMemcpyDeviceToDevice, own.s));
   getrf_run<T>(stream, m, n, W, ldw, ipiv, info, workspace);

@@ -655,8 +655,9 @@ int potrf_impl(stream_t s, Uplo uplo, index_t n, T* A, index_t lda, int* info, v
     // cholesky_cuda.hpp), where the workspace is large enough and aligned.
     auto* W = static_cast<float*>(workspace);
     const std::size_t need = spotrf_buffer_size(n, A, lda);
-    if (W != nullptr && need > 0 && workspace_bytes >= need && potrf_vector_aligned(W, 4)) {
-      const index_t ldw = potrf_pad_ld(n);
+    const index_t ldw = aligned_ld(n);
+    if (W != nullptr && need > 0 && workspace_bytes >= need &&
+        columns_aligned16(W, ldw, sizeof(float))) {
       const auto cs = reinterpret_cast<cudaStream_t>(s);
       detail::copy_triangle(cs, uplo == Uplo::Upper, n, A, lda, W, ldw);
       potrf_factor<T>(s, uplo, n, W, ldw, info);

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dla/core/alignment.hpp"
 #include "dla/core/types.hpp"
 
 namespace dla::cuda {
@@ -44,12 +45,8 @@ std::size_t dpotrf_buffer_size(index_t n, const double* A, index_t lda);
 bool potrf_pads(index_t n);
 // The smallest order potrf_pads takes.
 inline constexpr index_t kPotrfPadMin = 1024;
-// Whether A's columns suit spotrf's 16-byte loads (lda % 4 == 0, A 16-byte
-// aligned), and the leading dimension of the aligned copy otherwise.
-inline bool potrf_vector_aligned(const float* A, index_t lda) {
-  return lda % 4 == 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
-}
-inline index_t potrf_pad_ld(index_t n) { return (n + 31) / 32 * 32; }
+// "Aligned" is dla::columns_aligned16 (lda % 4 == 0, A 16-byte aligned); the
+// copy's leading dimension is dla::aligned_ld(n) (dla/core/alignment.hpp).
 // The block size spotrf/dpotrf use for order n (DLA_POTRF_NB overrides).
 index_t potrf_block_size(index_t n);
 // How many panels (of nb columns) each bulk trailing update applies at once,

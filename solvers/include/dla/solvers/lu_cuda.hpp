@@ -47,6 +47,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dla/core/alignment.hpp"
 #include "dla/core/types.hpp"
 
 namespace dla::cuda {
@@ -56,19 +57,15 @@ std::size_t sgetrf_buffer_size(index_t m, index_t n);
 std::size_t dgetrf_buffer_size(index_t m, index_t n);
 // Bytes of workspace getrf uses for this A: the in-place bytes, or, where A is
 // misaligned and getrf_pads(m, n), those rounded up to 256 plus the aligned
-// copy (sizeof(T) * getrf_pad_ld(m) * n). A is only looked at for its address.
+// copy (sizeof(T) * aligned_ld(m) * n). A is only looked at for its address.
 std::size_t sgetrf_buffer_size(index_t m, index_t n, const float* A, index_t lda);
 std::size_t dgetrf_buffer_size(index_t m, index_t n, const double* A, index_t lda);
 // Whether getrf factors a misaligned m x n A in an aligned copy (above):
 // min(m, n) >= kGetrfPadMin. DLA_GETRF_PAD=1 / 0 overrides (every size / never).
 bool getrf_pads(index_t m, index_t n);
 inline constexpr index_t kGetrfPadMin = 1024;
-// Whether A's columns suit 16-byte vectors (elem = sizeof(T)), and the leading
-// dimension of the aligned copy otherwise.
-inline bool getrf_vector_aligned(const void* A, index_t lda, std::size_t elem) {
-  return (std::size_t(lda) * elem) % 16 == 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
-}
-inline index_t getrf_pad_ld(index_t m) { return (m + 31) / 32 * 32; }
+// "Misaligned" is !dla::columns_aligned16(A, lda, sizeof(T)); the copy's
+// leading dimension is dla::aligned_ld(m) (dla/core/alignment.hpp).
 
 int sgetrf(stream_t stream, index_t m, index_t n, float* A, index_t lda, std::int32_t* ipiv,
            int* info, void* workspace = nullptr, std::size_t workspace_bytes = 0);
