@@ -311,10 +311,15 @@ TEST(LuGpu, LowLevelDeviceInfoAndGesv) {
 // NaN), given `bytes` of a workspace allocated 64 guard bytes larger (0x5a)
 // than that or the in-place bytes, or no workspace. Checks: return 0, info 0,
 // the backward error, padding rows and guard bytes untouched. Returns the
-// factors and pivots.
+// factors, pivots and the workspace's bytes afterwards.
 template <class T>
-std::pair<Mat<T>, std::vector<std::int32_t>> low_level_getrf(const Mat<T>& A, index_t lda,
-                                                             std::size_t bytes, bool null_ws) {
+struct LowLevelLu {
+  Mat<T> F;
+  std::vector<std::int32_t> piv;
+  std::vector<char> ws;
+};
+template <class T>
+LowLevelLu<T> low_level_getrf(const Mat<T>& A, index_t lda, std::size_t bytes, bool null_ws) {
   const index_t m = A.rows(), n = A.cols();
   const std::size_t in_place = std::is_same_v<T, float> ? cuda::sgetrf_buffer_size(m, n)
                                                         : cuda::dgetrf_buffer_size(m, n);
@@ -358,7 +363,14 @@ std::pair<Mat<T>, std::vector<std::int32_t>> low_level_getrf(const Mat<T>& A, in
   const Mat<T> LU = F.topRows(m);
   EXPECT_TRUE(LU.allFinite());
   EXPECT_LE(factor_backward_error<T>(A, LU, piv), kLimit);
-  return {LU, piv};
+  return {LU, piv, after};
+}
+
+// Whether bytes [from, to) of a workspace still hold the 0x5a fill.
+inline bool untouched(const std::vector<char>& ws, std::size_t from, std::size_t to) {
+  for (std::size_t i = from; i < to; ++i)
+    if (ws[i] != char(0x5a)) return false;
+  return true;
 }
 
 // A misaligned A (lda * sizeof(T) % 16 != 0, lda = m or m + 1) factored in an
@@ -388,13 +400,17 @@ void pad_case(index_t m, index_t n, index_t lda, std::uint64_t seed) {
   if (!std::getenv("DLA_GETRF_PAD")) EXPECT_EQ(copies, misaligned && std::min(m, n) >= 1024);
   if (copies)  // the in-place bytes rounded up to 256, then the copy
     EXPECT_EQ(need, (base + 255) / 256 * 256 + sizeof(T) * std::size_t(aligned_ld(m)) * n);
-  const auto [F1, p1] = low_level_getrf<T>(A, lda, need, false);
-  const auto [F0, p0] = low_level_getrf<T>(A, lda, need - 1, false);  // in place
-  EXPECT_EQ(p1, p0) << "pivots: aligned copy against in place";
+  const LowLevelLu<T> r1 = low_level_getrf<T>(A, lda, need, false);
+  const LowLevelLu<T> r0 = low_level_getrf<T>(A, lda, need - 1, false);  // in place
+  if (copies) {  // the copy's place: written with enough bytes, not with one less
+    const std::size_t from = (base + 255) / 256 * 256;
+    EXPECT_FALSE(untouched(r1.ws, from, need)) << "the aligned copy was not used";
+    EXPECT_TRUE(untouched(r0.ws, from, need - 1)) << "a workspace one byte short was used";
+  }
+  EXPECT_EQ(r1.piv, r0.piv) << "pivots: aligned copy against in place";
   const T tol = std::is_same_v<T, float> ? T(1e-3) : T(1e-10);
-  EXPECT_LE((F1 - F0).cwiseAbs().maxCoeff(), tol) << "factors: aligned copy against in place";
-  const auto [F2, p2] = low_level_getrf<T>(A, lda, 0, true);  // getrf's own scratch
-  EXPECT_EQ(p2, p0);
+  EXPECT_LE((r1.F - r0.F).cwiseAbs().maxCoeff(), tol) << "factors: aligned copy against in place";
+  EXPECT_EQ(low_level_getrf<T>(A, lda, 0, true).piv, r0.piv);  // getrf's own scratch
   if (m == n) {  // gesv with the workspace
     const Context ctx(Backend::Cuda);
     stream_t s = ctx.stream();
