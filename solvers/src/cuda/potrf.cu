@@ -70,7 +70,8 @@ namespace {
 // (crit stream order) can only follow the one a gate waits for.
 struct LookaheadResources {
   cudaStream_t crit = nullptr, side = nullptr;
-  cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr;
+  cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr,
+              trap_done = nullptr;
   int* flag = nullptr;  // progress word of the diagonal kernel for the fused panel (crit only)
   unsigned long long* gate_word = nullptr;  // 0 at creation, then the last started epoch
   unsigned long long gate_epoch = 0;        // host side: the last epoch handed out
@@ -88,7 +89,7 @@ LookaheadResources& lookahead_resources() {
     DLA_CUDA_CHECK(cudaStreamCreateWithPriority(&r.crit, cudaStreamNonBlocking, greatest));
     DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
     DLA_CUDA_CHECK(cudaDeviceGetAttribute(&r.sm_count, cudaDevAttrMultiProcessorCount, dev));
-    for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done})
+    for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done, &r.trap_done})
       DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     DLA_CUDA_CHECK(cudaMalloc(&r.flag, sizeof(int)));
     DLA_CUDA_CHECK(cudaMalloc(&r.gate_word, sizeof(unsigned long long)));
@@ -207,6 +208,18 @@ bool panel_bcast_enabled() {
 // trapezoid's first block has started (A/B runs; session 31).
 bool side_gate_enabled() {
   static const bool v = env_switch("DLA_POTRF_SIDE_GATE");
+  return v;
+}
+
+// DLA_POTRF_TRAP_FIRST=1 (experiment, session 51): where a group's critical
+// trapezoid runs as sgemmt (no gate: the deep early groups' k = 512), rest(group)
+// waits for the trapezoid's end, so that the trapezoid has every SM instead of
+// racing the bulk update for them; =2 only after the first group.
+int trap_first_mode() {
+  static const int v = [] {
+    const char* e = std::getenv("DLA_POTRF_TRAP_FIRST");
+    return e && (e[0] == '1' || e[0] == '2') ? e[0] - '0' : 0;
+  }();
   return v;
 }
 
@@ -576,6 +589,9 @@ struct Potrf {
         if (gated) {
           detail::side_gate_kernel<<<1, 32, 0, side>>>(res.gate_word, epoch);
           DLA_CUDA_CHECK_LAUNCH();
+        } else if (trap_first_mode() == 1 || (trap_first_mode() == 2 && gs == 0)) {
+          DLA_CUDA_CHECK(cudaEventRecord(res.trap_done, crit));
+          DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.trap_done, 0));
         }
         trace.mark(step, LookaheadTrace::kRestStart, side);
         // The next group's trapezoid needs only the part of rest(group) that
