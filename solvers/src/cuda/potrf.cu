@@ -223,6 +223,18 @@ int trap_first_mode() {
   return v;
 }
 
+// DLA_POTRF_TRAP_CLUSTER=1 (experiment, session 51): a group's trapezoid on
+// potrf_update_cluster_kernel<4> wherever its contract holds (k <= 512),
+// whatever its tile count; =2 only where k > 256 (the deep early groups,
+// which otherwise go to sgemmt's wgmma kernel: one 128 x 128 tile per SM).
+int trap_cluster_mode() {
+  static const int v = [] {
+    const char* e = std::getenv("DLA_POTRF_TRAP_CLUSTER");
+    return e && (e[0] == '1' || e[0] == '2') ? e[0] - '0' : 0;
+  }();
+  return v;
+}
+
 // DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
 // below and prints one line per block column to stderr after the call
 // (synchronizing; diagnostic runs only). Times in us from the call's start:
@@ -316,9 +328,10 @@ struct Potrf {
   // on a cluster of CTAs that split k (potrf_update_cluster.cuh, kk <= 512).
   // started: see potrf_update_kernel; returns whether that kernel ran (and so
   // will store started_value), false where the update went to syrk.
+  // trapezoid: a group's trapezoid (the experiment DLA_POTRF_TRAP_CLUSTER).
   bool crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols,
                  unsigned long long* started = nullptr,
-                 unsigned long long started_value = 0) const {
+                 unsigned long long started_value = 0, bool trapezoid = false) const {
     if constexpr (std::is_same_v<T, float>) {
       using U = detail::CritUpdate;
       const float* P = at(c0, p0);
@@ -329,7 +342,16 @@ struct Potrf {
                         lda % 4 == 0 && aligned(P) && aligned(C) && mt * nt <= U::kMaxTiles;
       // The tile spread over a cluster of CTAs that split k (session 40).
       const index_t tiles = mt * nt - nt * (nt - 1) / 2;  // on or below the diagonal
-      const int ks = crit_clusters_refused() ? 0 : potrf_crit_cluster(tiles, sm_count);
+      int ks = crit_clusters_refused() ? 0 : potrf_crit_cluster(tiles, sm_count);
+      // Session 51 experiment: a trapezoid on clusters whatever its tile count.
+      const int tc_mode = trap_cluster_mode();
+      const bool trap_on_clusters = trapezoid && !crit_clusters_refused() && !upper &&
+                                    crit_update_enabled() && r > 0 && kk > 0 && cols <= r &&
+                                    lda % 4 == 0 && aligned(P) && aligned(C) &&
+                                    (tc_mode == 1 || (tc_mode == 2 && kk > U::kMaxKTc));
+      if (trap_on_clusters && tensor_cores && crit_tc_enabled() &&
+          crit_cluster_launch(4, P, C, r, cols, kk, mt, nt, started, started_value))
+        return started != nullptr;
       if (fits && ks > 0 && tensor_cores && crit_tc_enabled() &&
           crit_cluster_launch(ks, P, C, r, cols, kk, mt, nt, started, started_value))
         return started != nullptr;
@@ -576,7 +598,8 @@ struct Potrf {
       // the side stream that it has started (where it runs potrf_update_kernel).
       const bool gate = r > wcol && side_gate_enabled();
       const unsigned long long epoch = gate ? ++res.gate_epoch : 0;
-      const bool gated = c.crit_syrk(c0, r, gs, kk, wcol, gate ? res.gate_word : nullptr, epoch);
+      const bool gated =
+          c.crit_syrk(c0, r, gs, kk, wcol, gate ? res.gate_word : nullptr, epoch, true);
       trace.mark(step, LookaheadTrace::kUpdated, crit);
       if (r > wcol) {
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));
