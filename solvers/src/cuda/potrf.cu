@@ -71,7 +71,7 @@ namespace {
 struct LookaheadResources {
   cudaStream_t crit = nullptr, side = nullptr;
   cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr,
-              trap_done = nullptr, half_ready = nullptr, half_done = nullptr;
+              half_ready = nullptr, half_done = nullptr;
   int* flag = nullptr;  // progress word of the diagonal kernel for the fused panel (crit only)
   unsigned long long* gate_word = nullptr;  // 0 at creation, then the last started epoch
   unsigned long long gate_epoch = 0;        // host side: the last epoch handed out
@@ -89,8 +89,8 @@ LookaheadResources& lookahead_resources() {
     DLA_CUDA_CHECK(cudaStreamCreateWithPriority(&r.crit, cudaStreamNonBlocking, greatest));
     DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
     DLA_CUDA_CHECK(cudaDeviceGetAttribute(&r.sm_count, cudaDevAttrMultiProcessorCount, dev));
-    for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done, &r.trap_done,
-                           &r.half_ready, &r.half_done})
+    for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done, &r.half_ready,
+                           &r.half_done})
       DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     DLA_CUDA_CHECK(cudaMalloc(&r.flag, sizeof(int)));
     DLA_CUDA_CHECK(cudaMalloc(&r.gate_word, sizeof(unsigned long long)));
@@ -212,43 +212,6 @@ bool side_gate_enabled() {
   return v;
 }
 
-// DLA_POTRF_TRAP_FIRST=1 (experiment, session 51): where a group's critical
-// trapezoid runs as sgemmt (no gate: the deep early groups' k = 512), rest(group)
-// waits for the trapezoid's end, so that the trapezoid has every SM instead of
-// racing the bulk update for them; =2 only after the first group.
-int trap_first_mode() {
-  static const int v = [] {
-    const char* e = std::getenv("DLA_POTRF_TRAP_FIRST");
-    return e && (e[0] == '1' || e[0] == '2') ? e[0] - '0' : 0;
-  }();
-  return v;
-}
-
-// DLA_POTRF_TRAP_CLUSTER=1 (experiment, session 51): a group's trapezoid on
-// potrf_update_cluster_kernel<4> wherever its contract holds (k <= 512),
-// whatever its tile count; =2 only where k > 256 (the deep early groups,
-// which otherwise go to sgemmt's wgmma kernel: one 128 x 128 tile per SM).
-int trap_cluster_mode() {
-  static const int v = [] {
-    const char* e = std::getenv("DLA_POTRF_TRAP_CLUSTER");
-    return e && (e[0] == '1' || e[0] == '2') ? e[0] - '0' : 0;
-  }();
-  return v;
-}
-
-// DLA_POTRF_TRAP_HALF=1 (experiment, session 51): in groups of 4 or more
-// panels (2: of 2 or more), the first half of the group's panels is applied
-// to the next group's trapezoid on the side stream as soon as those panels are
-// done, so that the trapezoid on the critical path at the group's end takes
-// only the second half (k = 256 instead of 512 in the deep early groups).
-int trap_half_mode() {
-  static const int v = [] {
-    const char* e = std::getenv("DLA_POTRF_TRAP_HALF");
-    return e && (e[0] == '1' || e[0] == '2') ? e[0] - '0' : 0;
-  }();
-  return v;
-}
-
 // DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
 // below and prints one line per block column to stderr after the call
 // (synchronizing; diagnostic runs only). Times in us from the call's start:
@@ -342,10 +305,9 @@ struct Potrf {
   // on a cluster of CTAs that split k (potrf_update_cluster.cuh, kk <= 512).
   // started: see potrf_update_kernel; returns whether that kernel ran (and so
   // will store started_value), false where the update went to syrk.
-  // trapezoid: a group's trapezoid (the experiment DLA_POTRF_TRAP_CLUSTER).
   bool crit_syrk(index_t c0, index_t r, index_t p0, index_t kk, index_t cols,
                  unsigned long long* started = nullptr,
-                 unsigned long long started_value = 0, bool trapezoid = false) const {
+                 unsigned long long started_value = 0) const {
     if constexpr (std::is_same_v<T, float>) {
       using U = detail::CritUpdate;
       const float* P = at(c0, p0);
@@ -356,16 +318,7 @@ struct Potrf {
                         lda % 4 == 0 && aligned(P) && aligned(C) && mt * nt <= U::kMaxTiles;
       // The tile spread over a cluster of CTAs that split k (session 40).
       const index_t tiles = mt * nt - nt * (nt - 1) / 2;  // on or below the diagonal
-      int ks = crit_clusters_refused() ? 0 : potrf_crit_cluster(tiles, sm_count);
-      // Session 51 experiment: a trapezoid on clusters whatever its tile count.
-      const int tc_mode = trap_cluster_mode();
-      const bool trap_on_clusters = trapezoid && !crit_clusters_refused() && !upper &&
-                                    crit_update_enabled() && r > 0 && kk > 0 && cols <= r &&
-                                    lda % 4 == 0 && aligned(P) && aligned(C) &&
-                                    (tc_mode == 1 || (tc_mode == 2 && kk > U::kMaxKTc));
-      if (trap_on_clusters && tensor_cores && crit_tc_enabled() &&
-          crit_cluster_launch(4, P, C, r, cols, kk, mt, nt, started, started_value))
-        return started != nullptr;
+      const int ks = crit_clusters_refused() ? 0 : potrf_crit_cluster(tiles, sm_count);
       if (fits && ks > 0 && tensor_cores && crit_tc_enabled() &&
           crit_cluster_launch(ks, P, C, r, cols, kk, mt, nt, started, started_value))
         return started != nullptr;
@@ -581,7 +534,14 @@ struct Potrf {
     trace.start(crit);
     int step = 0;
     index_t gs = 0;  // first column of the current group
-    index_t half_p0 = 0;  // trap_half_mode: the first panel not yet in the next trapezoid
+    // Half trapezoids (potrf_trap_half, potrf_blocking.cpp): in a group of
+    // d >= 2 panels, once its first d / 2 panels are done the side stream
+    // applies them to the next group's trapezoid (after rest(previous group),
+    // which writes there too, in the side stream's order), so that the
+    // critical trapezoid at the group's end applies only the other panels.
+    // half_p0: the first panel the side stream has not applied there.
+    const bool trap_half = potrf_trap_half(n, std::is_same_v<T, float> && tensor_cores);
+    index_t half_p0 = 0;
     // Groups of potrf_group_depth panels: deeper while the trailing matrix
     // is large (potrf_blocking.cpp), where the bulk update bounds the steps.
     auto gdepth = [&](index_t col) {
@@ -601,12 +561,8 @@ struct Potrf {
       if (r == 0) break;
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
       if (c0 - gs < gdepth(gs) * nb) {  // not the group's last panel
-        // The half-trapezoid experiment (trap_half_mode): after the group's
-        // first half of panels, the side stream applies them to the next
-        // group's trapezoid (after rest(previous group), in its order).
-        const index_t gd = gdepth(gs), gend = gs + gd * nb;
-        if (trap_half_mode() != 0 && gd >= (trap_half_mode() == 1 ? 4 : 2) &&
-            c0 - gs == gd / 2 * nb && gend < n) {
+        const index_t gd = gdepth(gs), gend = gs + gd * nb;  // gend: the next group
+        if (trap_half && gd >= 2 && c0 - gs == gd / 2 * nb && gend < n) {
           DLA_CUDA_CHECK(cudaEventRecord(res.half_ready, crit));
           DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.half_ready, 0));
           const index_t rn = n - gend;
@@ -629,8 +585,8 @@ struct Potrf {
       // the side stream that it has started (where it runs potrf_update_kernel).
       const bool gate = r > wcol && side_gate_enabled();
       const unsigned long long epoch = gate ? ++res.gate_epoch : 0;
-      const bool gated = c.crit_syrk(c0, r, tp0, c0 - tp0, wcol, gate ? res.gate_word : nullptr,
-                                     epoch, true);
+      const bool gated =
+          c.crit_syrk(c0, r, tp0, c0 - tp0, wcol, gate ? res.gate_word : nullptr, epoch);
       trace.mark(step, LookaheadTrace::kUpdated, crit);
       if (r > wcol) {
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));
@@ -643,9 +599,6 @@ struct Potrf {
         if (gated) {
           detail::side_gate_kernel<<<1, 32, 0, side>>>(res.gate_word, epoch);
           DLA_CUDA_CHECK_LAUNCH();
-        } else if (trap_first_mode() == 1 || (trap_first_mode() == 2 && gs == 0)) {
-          DLA_CUDA_CHECK(cudaEventRecord(res.trap_done, crit));
-          DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.trap_done, 0));
         }
         trace.mark(step, LookaheadTrace::kRestStart, side);
         // The next group's trapezoid needs only the part of rest(group) that
