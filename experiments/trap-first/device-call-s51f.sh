@@ -19,7 +19,7 @@ done > "$O/ab.txt"
 DLA_POTRF_TRAP_PER_PANEL=1 DLA_POTRF_TRACE=1 timeout 30 $B/apps/dla bench potrf --sizes 4096 \
   --variants tf32x3 --repeat 1 > "$O/trace.txt" 2>&1
 for env in "X=0" "DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=2" "DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=4"; do
-  (cd $B && env DLA_POTRF_TRAP_PER_PANEL=1 $env DLA_EXPECT_GPU=1 timeout 60 ./tests/cholesky_test \
+  (cd $B && env DLA_POTRF_TRAP_PER_PANEL=1 $env DLA_EXPECT_GPU=1 timeout 50 ./tests/cholesky_test \
     --gtest_filter='CholeskyDevice.*' > "$O/gtest.txt" 2>&1; echo "cholesky_test [$env] rc $?" >> "$O/tests.txt"; tail -3 "$O/gtest.txt" >> "$O/tests.txt")
 done
 DLA_POTRF_TRAP_PER_PANEL=1 DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=4 DLA_EXPECT_GPU=1 timeout 60 \
