@@ -212,15 +212,6 @@ bool side_gate_enabled() {
   return v;
 }
 
-// DLA_POTRF_TRAP_PER_PANEL=1 (experiment, session 51): where potrf_trap_half
-// holds, the side stream applies every panel of a group but the last to the
-// next trapezoid, one launch per panel as each is done (k = nb), instead of
-// the first half at once, so that the critical trapezoid applies one panel.
-bool trap_per_panel_enabled() {
-  static const bool v = env_opt_in("DLA_POTRF_TRAP_PER_PANEL");
-  return v;
-}
-
 // DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
 // below and prints one line per block column to stderr after the call
 // (synchronizing; diagnostic runs only). Times in us from the call's start:
@@ -571,14 +562,11 @@ struct Potrf {
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
       if (c0 - gs < gdepth(gs) * nb) {  // not the group's last panel
         const index_t gd = gdepth(gs), gend = gs + gd * nb;  // gend: the next group
-        // (Experiment: trap_per_panel_enabled, every panel but the last, one
-        // at a time.)
-        const bool per_panel = trap_per_panel_enabled();
-        if (trap_half && gd >= 2 && (per_panel || c0 - gs == gd / 2 * nb) && gend < n) {
+        if (trap_half && gd >= 2 && c0 - gs == gd / 2 * nb && gend < n) {
           DLA_CUDA_CHECK(cudaEventRecord(res.half_ready, crit));
           DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.half_ready, 0));
-          const index_t rn = n - gend, p0 = per_panel ? j : gs;
-          on_side.syrk(gend, rn, p0, c0 - p0, std::min(gdepth(gend) * nb, rn));
+          const index_t rn = n - gend;
+          on_side.syrk(gend, rn, gs, kk, std::min(gdepth(gend) * nb, rn));
           DLA_CUDA_CHECK(cudaEventRecord(res.half_done, side));
           half_p0 = c0;
         }
