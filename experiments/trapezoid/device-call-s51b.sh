@@ -5,7 +5,7 @@
 #   base; DLA_GEMMT_WGMMA_TILES=64 / 128 (the smaller ones on sgemmt's CUDA-core
 #   64 x 64 tiles); DLA_POTRF_CRIT_CLUSTER_TILES=1000 (the k-split cluster
 #   kernel wherever its contract holds, <= 256 tiles); two rounds; traces at 4096.
-# Run: `run` with `LIMIT=200 bash experiments/trap-first/device-call-s51b.sh`, carry [".carry"].
+# Run: `run` with `LIMIT=200 bash experiments/trapezoid/device-call-s51b.sh`, carry [".carry"].
 LIMIT=${LIMIT:-200}
 . "$(dirname "$0")/../common/device_call.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$O/gpu.txt"

@@ -5,7 +5,7 @@
 # trapezoid; 2: those with k > 256).
 #   1. spotrf tf32x3 A/B, three rounds; 2. traces at 4096; 3. the Cholesky ctest
 #   entries with the mode forced to 1.
-# Run: `run` with `LIMIT=240 bash experiments/trap-first/device-call-s51c.sh`, carry [".carry"].
+# Run: `run` with `LIMIT=240 bash experiments/trapezoid/device-call-s51c.sh`, carry [".carry"].
 LIMIT=${LIMIT:-240}
 . "$(dirname "$0")/../common/device_call.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$O/gpu.txt"

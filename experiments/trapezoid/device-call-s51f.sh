@@ -5,7 +5,7 @@
 #   1. spotrf tf32x3 A/B at 3000-4352, three rounds; 2. a trace at 4096;
 #   3. CholeskyDevice ctest entries with it (rule's groups, then forced on in
 #   groups of 2 and 4); 4. memcheck on SanitizeCholesky with it in groups of 4.
-# Run: `run` with `LIMIT=300 bash experiments/trap-first/device-call-s51f.sh`, carry [".carry"].
+# Run: `run` with `LIMIT=300 bash experiments/trapezoid/device-call-s51f.sh`, carry [".carry"].
 LIMIT=${LIMIT:-300}
 . "$(dirname "$0")/../common/device_call.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$O/gpu.txt"

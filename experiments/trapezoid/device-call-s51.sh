@@ -4,7 +4,7 @@
 # for the SMs (DLA_POTRF_TRAP_FIRST=1; 2: only after the first group)?
 #   1. spotrf tf32x3 A/B, modes 0 / 1 / 2 interleaved, three rounds;
 #   2. DLA_POTRF_TRACE=1 at 4096, modes 0 and 1 (the step gaps).
-# Run: `run` with `LIMIT=300 bash experiments/trap-first/device-call-s51.sh`, carry [".carry"].
+# Run: `run` with `LIMIT=300 bash experiments/trapezoid/device-call-s51.sh`, carry [".carry"].
 LIMIT=${LIMIT:-300}
 . "$(dirname "$0")/../common/device_call.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$O/gpu.txt"

@@ -8,7 +8,7 @@
 #      group of 2 by default);
 #   3. scripts/gpu-check.sh test,sanitize,bench (suites potrf getrf), every
 #      sanitizer test.
-# Run: `run` with `LIMIT=590 bash experiments/trap-first/device-call-s51e.sh`, carry [".carry"].
+# Run: `run` with `LIMIT=590 bash experiments/trapezoid/device-call-s51e.sh`, carry [".carry"].
 LIMIT=${LIMIT:-590}
 . "$(dirname "$0")/../common/device_call.sh"
 for r in 1 2; do

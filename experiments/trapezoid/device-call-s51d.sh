@@ -5,7 +5,7 @@
 # critical trapezoid at the group's end takes k = 256 instead of 512.
 #   1. spotrf tf32x3 A/B, three rounds; 2. traces at 4096; 3. CholeskyDevice
 #   ctest entries with the mode forced to 2, then 1.
-# Run: `run` with `LIMIT=280 bash experiments/trap-first/device-call-s51d.sh`, carry [".carry"].
+# Run: `run` with `LIMIT=280 bash experiments/trapezoid/device-call-s51d.sh`, carry [".carry"].
 LIMIT=${LIMIT:-280}
 . "$(dirname "$0")/../common/device_call.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$O/gpu.txt"
