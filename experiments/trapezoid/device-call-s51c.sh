@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Session 51, third call: the deep groups' trapezoids (k = 512: sgemmt's wgmma
+# (DLA_POTRF_TRAP_CLUSTER lived from 5e79b11 and was removed in 9f17731; mode 0 of this A/B is the library of that time.)
 # kernel, one 128 x 128 tile per SM, 40-50 us at 4096) on the k-split cluster
 # kernel instead, whatever their tile count (DLA_POTRF_TRAP_CLUSTER=1: every
 # trapezoid; 2: those with k > 256).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Session 51, sixth call: the next trapezoid's panels on the side stream one
+# (DLA_POTRF_TRAP_PER_PANEL lived in 493498f and was removed in 6a48ca0.)
 # at a time, every panel of the group but the last (DLA_POTRF_TRAP_PER_PANEL=1),
 # against the half at once (the rule since call 5).
 #   1. spotrf tf32x3 A/B at 3000-4352, three rounds; 2. a trace at 4096;
