@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Session 51, first call: does the deep early groups' trapezoid (sgemmt, k = 512,
-# (DLA_POTRF_TRAP_FIRST lived on branch s51-trap-first from 09ec0c0 and was removed in 9f17731.)
 # not gated) run faster when rest(group) waits for its end instead of racing it
 # for the SMs (DLA_POTRF_TRAP_FIRST=1; 2: only after the first group)?
 #   1. spotrf tf32x3 A/B, modes 0 / 1 / 2 interleaved, three rounds;
 #   2. DLA_POTRF_TRACE=1 at 4096, modes 0 and 1 (the step gaps).
+# (DLA_POTRF_TRAP_FIRST lived on branch s51-trap-first from 09ec0c0 and was removed in 9f17731.)
 # Run: `run` with `LIMIT=300 bash experiments/trapezoid/device-call-s51.sh`, carry [".carry"].
 LIMIT=${LIMIT:-300}
 . "$(dirname "$0")/../common/device_call.sh"

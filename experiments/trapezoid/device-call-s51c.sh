@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Session 51, third call: the deep groups' trapezoids (k = 512: sgemmt's wgmma
-# (DLA_POTRF_TRAP_CLUSTER lived from 5e79b11 and was removed in 9f17731; mode 0 of this A/B is the library of that time.)
 # kernel, one 128 x 128 tile per SM, 40-50 us at 4096) on the k-split cluster
 # kernel instead, whatever their tile count (DLA_POTRF_TRAP_CLUSTER=1: every
 # trapezoid; 2: those with k > 256).
 #   1. spotrf tf32x3 A/B, three rounds; 2. traces at 4096; 3. the Cholesky ctest
 #   entries with the mode forced to 1.
+# (DLA_POTRF_TRAP_CLUSTER lived from 5e79b11 and was removed in 9f17731; mode 0 of this A/B is the library of that time.)
 # Run: `run` with `LIMIT=240 bash experiments/trapezoid/device-call-s51c.sh`, carry [".carry"].
 LIMIT=${LIMIT:-240}
 . "$(dirname "$0")/../common/device_call.sh"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Session 51, fourth call: the next group's trapezoid in two halves of k, the
-# (As run, DLA_POTRF_TRAP_HALF took 1 = groups of >= 4, 2 = groups of >= 2 (a8ca151); since 9f17731 it is the rule potrf_trap_half, and 1 / 0 force it on (groups of >= 2) / off.)
 # first on the side stream as soon as the group's first half of panels is done
 # (DLA_POTRF_TRAP_HALF=1: groups of >= 4 panels; 2: of >= 2), so that the
 # critical trapezoid at the group's end takes k = 256 instead of 512.
 #   1. spotrf tf32x3 A/B, three rounds; 2. traces at 4096; 3. CholeskyDevice
 #   ctest entries with the mode forced to 2, then 1.
+# (As run, DLA_POTRF_TRAP_HALF took 1 = groups of >= 4, 2 = groups of >= 2 (a8ca151); since 9f17731 it is the rule potrf_trap_half, and 1 / 0 force it on (groups of >= 2) / off.)
 # Run: `run` with `LIMIT=280 bash experiments/trapezoid/device-call-s51d.sh`, carry [".carry"].
 LIMIT=${LIMIT:-280}
 . "$(dirname "$0")/../common/device_call.sh"

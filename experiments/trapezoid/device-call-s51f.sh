@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Session 51, sixth call: the next trapezoid's panels on the side stream one
-# (DLA_POTRF_TRAP_PER_PANEL lived in 493498f and was removed in 6a48ca0.)
 # at a time, every panel of the group but the last (DLA_POTRF_TRAP_PER_PANEL=1),
 # against the half at once (the rule since call 5).
 #   1. spotrf tf32x3 A/B at 3000-4352, three rounds; 2. a trace at 4096;
 #   3. CholeskyDevice ctest entries with it (rule's groups, then forced on in
 #   groups of 2 and 4); 4. memcheck on SanitizeCholesky with it in groups of 4.
+# (DLA_POTRF_TRAP_PER_PANEL lived in 493498f and was removed in 6a48ca0.)
 # Run: `run` with `LIMIT=300 bash experiments/trapezoid/device-call-s51f.sh`, carry [".carry"].
 LIMIT=${LIMIT:-300}
 . "$(dirname "$0")/../common/device_call.sh"
