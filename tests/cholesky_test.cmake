@@ -155,6 +155,21 @@ dla_cholesky_variant(early_groups_off
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_EARLY_GROUPS=0)
 
+# The next trapezoid in two halves of k, the first on the side stream
+# (potrf_trap_half: by default spotrf on the tensor cores below 4608, so the
+# plain entries run it at 3001 and 4097 and not at 8192), forced on at every n
+# for both precisions (groups of 2 at least: depth 2, and the deep early
+# groups) and off.
+dla_cholesky_variant(trap_half_forced
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver:CholeskyDevice.LowLevelInfoAndUntouchedTriangle
+  DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=2)
+dla_cholesky_variant(trap_half_deep_groups
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_TRAP_HALF=1)
+dla_cholesky_variant(trap_half_off
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_TRAP_HALF=0)
+
 # The critical-path update's tile on a cluster of 2 CTAs instead of the
 # default 4 (potrf_update_cluster.cuh), and on one CTA (potrf_update_kernel,
 # DLA_POTRF_CRIT_CLUSTER=0; session 40).

@@ -165,6 +165,20 @@ TEST(CholeskyHost, GroupDepthRule) {
   EXPECT_EQ(groups(4096, 2, false), (std::vector<index_t>{2, 2, 2, 2, 2, 2}));  // dpotrf, CUDA cores
 }
 
+// Where spotrf's look-ahead splits each next trapezoid in two halves of k,
+// the first on the side stream (potrf_blocking.cpp, potrf_trap_half):
+// spotrf on the tensor cores below 4608 (session 51: faster at 3000 and
+// 4096, slower from 5000); never otherwise.
+TEST(CholeskyHost, TrapHalfRule) {
+  if (std::getenv("DLA_POTRF_TRAP_HALF")) GTEST_SKIP() << "DLA_POTRF_TRAP_HALF overrides the rule";
+  for (index_t n : {1024, 3000, 4096, 4607})
+    EXPECT_TRUE(dla::cuda::potrf_trap_half(n, true)) << "n=" << n;
+  for (index_t n : {4608, 5000, 8192, 16384})
+    EXPECT_FALSE(dla::cuda::potrf_trap_half(n, true)) << "n=" << n;
+  for (index_t n : {1024, 4096, 8192})
+    EXPECT_FALSE(dla::cuda::potrf_trap_half(n, false)) << "n=" << n << " (dpotrf, CUDA cores)";
+}
+
 // Which diagonal kernel spotrf takes (potrf_blocking.cpp, potrf_leaf_diag):
 // the leaf kernel up to 12288, where it was measured faster, the tile kernel
 // above.

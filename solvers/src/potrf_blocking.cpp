@@ -181,6 +181,19 @@ bool potrf_leaf_diag(index_t n) {
   return n <= 12288;
 }
 
+bool potrf_trap_half(index_t n, bool single_tensor_cores) {
+  static const int env = env_yes_no("DLA_POTRF_TRAP_HALF");
+  if (env >= 0) return env == 1;
+  // Session 51, H100, spotrf tf32x3 ms, three rounds, off / on: 2048 0.527-
+  // 0.531 / 0.525-0.527 (no group of 2 panels there); 3000 0.889-0.891 /
+  // 0.879-0.882; 4096 1.330-1.338 / 1.299-1.306; 5000 1.846-1.853 /
+  // 1.889-1.907; 6144 2.668-2.699 / 2.791-2.810; 8192 4.659-4.701 /
+  // 4.922-4.950. At 4096 the critical trapezoids after the deep groups went
+  // from 50 / 42 / 40 us to 28 / 29 / 24 (traced); from 5000 the half on the
+  // side stream delays the bulk update more than it saves.
+  return single_tensor_cores && n < kPotrfTrapHalfBelow;
+}
+
 bool potrf_rest_split(bool side_on_all_sms) {
   static const int env = env_yes_no("DLA_POTRF_REST_SPLIT");
   if (env >= 0) return env == 1;

@@ -70,7 +70,8 @@ namespace {
 // (crit stream order) can only follow the one a gate waits for.
 struct LookaheadResources {
   cudaStream_t crit = nullptr, side = nullptr;
-  cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr;
+  cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr,
+              half_ready = nullptr, half_done = nullptr;
   int* flag = nullptr;  // progress word of the diagonal kernel for the fused panel (crit only)
   unsigned long long* gate_word = nullptr;  // 0 at creation, then the last started epoch
   unsigned long long gate_epoch = 0;        // host side: the last epoch handed out
@@ -88,7 +89,8 @@ LookaheadResources& lookahead_resources() {
     DLA_CUDA_CHECK(cudaStreamCreateWithPriority(&r.crit, cudaStreamNonBlocking, greatest));
     DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
     DLA_CUDA_CHECK(cudaDeviceGetAttribute(&r.sm_count, cudaDevAttrMultiProcessorCount, dev));
-    for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done})
+    for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done, &r.half_ready,
+                           &r.half_done})
       DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     DLA_CUDA_CHECK(cudaMalloc(&r.flag, sizeof(int)));
     DLA_CUDA_CHECK(cudaMalloc(&r.gate_word, sizeof(unsigned long long)));
@@ -532,6 +534,14 @@ struct Potrf {
     trace.start(crit);
     int step = 0;
     index_t gs = 0;  // first column of the current group
+    // Half trapezoids (potrf_trap_half, potrf_blocking.cpp): in a group of
+    // d >= 2 panels, once its first d / 2 panels are done the side stream
+    // applies them to the next group's trapezoid (after rest(previous group),
+    // which writes there too, in the side stream's order), so that the
+    // critical trapezoid at the group's end applies only the other panels.
+    // half_p0: the first panel the side stream has not applied there.
+    const bool trap_half = potrf_trap_half(n, std::is_same_v<T, float> && tensor_cores);
+    index_t half_p0 = 0;
     // Groups of potrf_group_depth panels: deeper while the trailing matrix
     // is large (potrf_blocking.cpp), where the bulk update bounds the steps.
     auto gdepth = [&](index_t col) {
@@ -551,19 +561,32 @@ struct Potrf {
       if (r == 0) break;
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
       if (c0 - gs < gdepth(gs) * nb) {  // not the group's last panel
+        const index_t gd = gdepth(gs), gend = gs + gd * nb;  // gend: the next group
+        if (trap_half && gd >= 2 && c0 - gs == gd / 2 * nb && gend < n) {
+          DLA_CUDA_CHECK(cudaEventRecord(res.half_ready, crit));
+          DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.half_ready, 0));
+          const index_t rn = n - gend;
+          on_side.syrk(gend, rn, gs, kk, std::min(gdepth(gend) * nb, rn));
+          DLA_CUDA_CHECK(cudaEventRecord(res.half_done, side));
+          half_p0 = c0;
+        }
         c.crit_syrk(c0, r, gs, kk, std::min(nb, r));  // block column b+1 only
         trace.mark(step, LookaheadTrace::kUpdated, crit);
         continue;
       }
       DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(previous group)
+      // The panels gs..half_p0-1 are already in the trapezoid (side stream).
+      const index_t tp0 = half_p0 > gs ? half_p0 : gs;
+      if (half_p0 > gs) DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.half_done, 0));
       trace.mark(step, LookaheadTrace::kWaited, crit);
       const index_t wcol = std::min(gdepth(c0) * nb, r);  // the next group's columns
       // The next group's block columns (a trapezoid). Its first block tells
       // the side stream that it has started (where it runs potrf_update_kernel).
       const bool gate = r > wcol && side_gate_enabled();
       const unsigned long long epoch = gate ? ++res.gate_epoch : 0;
-      const bool gated = c.crit_syrk(c0, r, gs, kk, wcol, gate ? res.gate_word : nullptr, epoch);
+      const bool gated =
+          c.crit_syrk(c0, r, tp0, c0 - tp0, wcol, gate ? res.gate_word : nullptr, epoch);
       trace.mark(step, LookaheadTrace::kUpdated, crit);
       if (r > wcol) {
         DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.panel_done, 0));

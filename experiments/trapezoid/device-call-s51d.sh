@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Session 51, fourth call: the next group's trapezoid in two halves of k, the
+# first on the side stream as soon as the group's first half of panels is done
+# (DLA_POTRF_TRAP_HALF=1: groups of >= 4 panels; 2: of >= 2), so that the
+# critical trapezoid at the group's end takes k = 256 instead of 512.
+#   1. spotrf tf32x3 A/B, three rounds; 2. traces at 4096; 3. CholeskyDevice
+#   ctest entries with the mode forced to 2, then 1.
+# (As run, DLA_POTRF_TRAP_HALF took 1 = groups of >= 4, 2 = groups of >= 2 (a8ca151); since 9f17731 it is the rule potrf_trap_half, and 1 / 0 force it on (groups of >= 2) / off.)
+# Run: `run` with `LIMIT=280 bash experiments/trapezoid/device-call-s51d.sh`, carry [".carry"].
+LIMIT=${LIMIT:-280}
+. "$(dirname "$0")/../common/device_call.sh"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$O/gpu.txt"
+for r in 1 2 3; do
+  for m in 0 1 2; do
+    DLA_POTRF_TRAP_HALF=$m timeout 40 $B/apps/dla bench potrf --sizes 2048 3000 4096 5000 6144 8192 \
+      --variants tf32x3 --repeat 10 2>/dev/null |
+      awk -v r=$r -v m=$m '/^potrf .*spotrf/{print "round " r, "mode " m, $4, $5, $8, $9, $10}'
+  done
+done > "$O/ab.txt"
+for m in 1 2; do
+  DLA_POTRF_TRAP_HALF=$m DLA_POTRF_TRACE=1 timeout 30 $B/apps/dla bench potrf --sizes 4096 \
+    --variants tf32x3 --repeat 1 > "$O/trace-$m.txt" 2>&1
+done
+for m in 2 1; do
+  (cd $B && DLA_POTRF_TRAP_HALF=$m timeout $(( $(left) / 2 - 5 )) ctest -j 8 -R "CholeskyDevice" > "$O/ctest-$m.txt" 2>&1; echo "ctest mode $m rc $?" >> "$O/ctest-$m.txt")
+done
+echo "end at ${SECONDS} s" >> "$O/gpu.txt"
+cat "$O/gpu.txt" "$O/ab.txt"; tail -3 "$O"/ctest-*.txt

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Session 51, sixth call: the next trapezoid's panels on the side stream one
+# at a time, every panel of the group but the last (DLA_POTRF_TRAP_PER_PANEL=1),
+# against the half at once (the rule since call 5).
+#   1. spotrf tf32x3 A/B at 3000-4352, three rounds; 2. a trace at 4096;
+#   3. CholeskyDevice ctest entries with it (rule's groups, then forced on in
+#   groups of 2 and 4); 4. memcheck on SanitizeCholesky with it in groups of 4.
+# (DLA_POTRF_TRAP_PER_PANEL lived in 493498f and was removed in 6a48ca0.)
+# Run: `run` with `LIMIT=300 bash experiments/trapezoid/device-call-s51f.sh`, carry [".carry"].
+LIMIT=${LIMIT:-300}
+. "$(dirname "$0")/../common/device_call.sh"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$O/gpu.txt"
+for r in 1 2 3; do
+  for m in 0 1; do
+    DLA_POTRF_TRAP_PER_PANEL=$m timeout 30 $B/apps/dla bench potrf --sizes 3000 3500 4096 4352 \
+      --variants tf32x3 --repeat 10 2>/dev/null |
+      awk -v r=$r -v m=$m '/^potrf .*spotrf/{print "round " r, "per_panel " m, $4, $5, $8, $9, $10}'
+  done
+done > "$O/ab.txt"
+DLA_POTRF_TRAP_PER_PANEL=1 DLA_POTRF_TRACE=1 timeout 30 $B/apps/dla bench potrf --sizes 4096 \
+  --variants tf32x3 --repeat 1 > "$O/trace.txt" 2>&1
+for env in "X=0" "DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=2" "DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=4"; do
+  (cd $B && env DLA_POTRF_TRAP_PER_PANEL=1 $env DLA_EXPECT_GPU=1 timeout 50 ./tests/cholesky_test \
+    --gtest_filter='CholeskyDevice.*' > "$O/gtest.txt" 2>&1; echo "cholesky_test [$env] rc $?" >> "$O/tests.txt"; tail -3 "$O/gtest.txt" >> "$O/tests.txt")
+done
+DLA_POTRF_TRAP_PER_PANEL=1 DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=4 DLA_EXPECT_GPU=1 timeout 60 \
+  compute-sanitizer --tool memcheck --error-exitcode 99 $B/tests/sanitize_test \
+  --gtest_filter='SanitizeCholesky*' > "$O/memcheck.txt" 2>&1
+echo "memcheck (per panel, depth 4) rc $?" >> "$O/tests.txt"
+echo "end at ${SECONDS} s" >> "$O/gpu.txt"
+cat "$O/gpu.txt" "$O/ab.txt" "$O/tests.txt"
