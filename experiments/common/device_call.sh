@@ -1,9 +1,10 @@
 # Sourced by the device call scripts (experiments/*/device-call-*.sh) after
 # they set LIMIT's default: the output folder O ($OUT on the device), left()
 # (seconds left of LIMIT), the carried build unpacked (scripts/carry-build.sh)
-# as B, gpu_check_carried (the project's gpu-check of that build) and ab_getrf
-# (one getrf A/B row set). Since session 50; the scripts of
-# earlier sessions carry the same lines inline, as they ran.
+# as B, gpu_check_carried (the project's gpu-check of that build), ab_getrf
+# (one getrf A/B row set), ab_potrf (rounds of spotrf over one knob's values)
+# and gpu_line. Since session 50; the scripts of earlier sessions carry the
+# same lines inline, as they ran (session 51's ab_potrf / gpu_line too).
 set -u
 O="${OUT:-/tmp/out}"; mkdir -p "$O"
 LIMIT=${LIMIT:-300}
@@ -19,6 +20,25 @@ ab_getrf() {
   echo "== $label"
   env "$@" timeout 40 "$bin" bench getrf --sizes $sizes --variants sgetrf,native,dgetrf \
     --repeat 5 2>/dev/null | awk '/^getrf .*getrf/{print $2, $3, $4, $5, $8}'
+}
+
+# gpu_line FILE: the card's name, driver, memory and top clock, to FILE.
+gpu_line() {
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$1"
+}
+
+# ab_potrf VAR "VALUES" "SIZES" ROUNDS: spotrf tf32x3 (`dla bench potrf`,
+# --repeat 10) at SIZES with VAR set to each of VALUES in turn, ROUNDS times;
+# prints "round R VAR=V n=N ms ratio error status".
+ab_potrf() {
+  local var=$1 values=$2 sizes=$3 rounds=$4 r v
+  for r in $(seq 1 "$rounds"); do
+    for v in $values; do
+      env "$var=$v" timeout 40 "$B/apps/dla" bench potrf --sizes $sizes --variants tf32x3 \
+        --repeat 10 2>/dev/null |
+        awk -v r="$r" -v c="$var=$v" '/^potrf .*spotrf/{print "round " r, c, $4, $5, $8, $9, $10}'
+    done
+  done
 }
 
 # gpu_check_carried RESERVE: scripts/gpu-check.sh (test, sanitize, bench of the

@@ -6,17 +6,12 @@
 #   1. spotrf tf32x3 A/B, three rounds; 2. traces at 4096; 3. CholeskyDevice
 #   ctest entries with the mode forced to 2, then 1.
 # (As run, DLA_POTRF_TRAP_HALF took 1 = groups of >= 4, 2 = groups of >= 2 (a8ca151); since 9f17731 it is the rule potrf_trap_half, and 1 / 0 force it on (groups of >= 2) / off.)
+# (As run, gpu_line and ab_potrf were inline; the rows printed "mode M" for VAR=M.)
 # Run: `run` with `LIMIT=280 bash experiments/trapezoid/device-call-s51d.sh`, carry [".carry"].
 LIMIT=${LIMIT:-280}
 . "$(dirname "$0")/../common/device_call.sh"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$O/gpu.txt"
-for r in 1 2 3; do
-  for m in 0 1 2; do
-    DLA_POTRF_TRAP_HALF=$m timeout 40 $B/apps/dla bench potrf --sizes 2048 3000 4096 5000 6144 8192 \
-      --variants tf32x3 --repeat 10 2>/dev/null |
-      awk -v r=$r -v m=$m '/^potrf .*spotrf/{print "round " r, "mode " m, $4, $5, $8, $9, $10}'
-  done
-done > "$O/ab.txt"
+gpu_line "$O/gpu.txt"
+ab_potrf DLA_POTRF_TRAP_HALF "0 1 2" "2048 3000 4096 5000 6144 8192" 3 > "$O/ab.txt"
 for m in 1 2; do
   DLA_POTRF_TRAP_HALF=$m DLA_POTRF_TRACE=1 timeout 30 $B/apps/dla bench potrf --sizes 4096 \
     --variants tf32x3 --repeat 1 > "$O/trace-$m.txt" 2>&1

@@ -8,16 +8,12 @@
 #      group of 2 by default);
 #   3. scripts/gpu-check.sh test,sanitize,bench (suites potrf getrf), every
 #      sanitizer test.
+# (As run, gpu_line and ab_potrf were inline (timeout 30 per bench run); the rows
+# printed "<name> M" for VAR=M.)
 # Run: `run` with `LIMIT=590 bash experiments/trapezoid/device-call-s51e.sh`, carry [".carry"].
 LIMIT=${LIMIT:-590}
 . "$(dirname "$0")/../common/device_call.sh"
-for r in 1 2; do
-  for m in 0 1; do
-    DLA_POTRF_TRAP_HALF=$m timeout 30 $B/apps/dla bench potrf --sizes 3500 4096 4352 4608 5000 \
-      --variants tf32x3 --repeat 10 2>/dev/null |
-      awk -v r=$r -v m=$m '/^potrf .*spotrf/{print "round " r, "half " m, $4, $5, $8, $9, $10}'
-  done
-done > "$O/bound.txt"
+ab_potrf DLA_POTRF_TRAP_HALF "0 1" "3500 4096 4352 4608 5000" 2 > "$O/bound.txt"
 DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=2 DLA_EXPECT_GPU=1 timeout 60 compute-sanitizer --tool memcheck \
   --error-exitcode 99 $B/tests/sanitize_test --gtest_filter='SanitizeCholesky*' > "$O/memcheck-half.txt" 2>&1
 echo "memcheck (half forced, depth 2) rc $?" >> "$O/memcheck-half.txt"

@@ -6,17 +6,13 @@
 #   3. CholeskyDevice ctest entries with it (rule's groups, then forced on in
 #   groups of 2 and 4); 4. memcheck on SanitizeCholesky with it in groups of 4.
 # (DLA_POTRF_TRAP_PER_PANEL lived in 493498f and was removed in 6a48ca0.)
+# (As run, gpu_line and ab_potrf were inline (timeout 30 per bench run); the rows
+# printed "<name> M" for VAR=M.)
 # Run: `run` with `LIMIT=300 bash experiments/trapezoid/device-call-s51f.sh`, carry [".carry"].
 LIMIT=${LIMIT:-300}
 . "$(dirname "$0")/../common/device_call.sh"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$O/gpu.txt"
-for r in 1 2 3; do
-  for m in 0 1; do
-    DLA_POTRF_TRAP_PER_PANEL=$m timeout 30 $B/apps/dla bench potrf --sizes 3000 3500 4096 4352 \
-      --variants tf32x3 --repeat 10 2>/dev/null |
-      awk -v r=$r -v m=$m '/^potrf .*spotrf/{print "round " r, "per_panel " m, $4, $5, $8, $9, $10}'
-  done
-done > "$O/ab.txt"
+gpu_line "$O/gpu.txt"
+ab_potrf DLA_POTRF_TRAP_PER_PANEL "0 1" "3000 3500 4096 4352" 3 > "$O/ab.txt"
 DLA_POTRF_TRAP_PER_PANEL=1 DLA_POTRF_TRACE=1 timeout 30 $B/apps/dla bench potrf --sizes 4096 \
   --variants tf32x3 --repeat 1 > "$O/trace.txt" 2>&1
 for env in "X=0" "DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=2" "DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=4"; do
