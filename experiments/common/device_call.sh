@@ -2,8 +2,8 @@
 # they set LIMIT's default: the output folder O ($OUT on the device), left()
 # (seconds left of LIMIT), the carried build unpacked (scripts/carry-build.sh)
 # as B, gpu_check_carried (the project's gpu-check of that build), ab_getrf
-# (one getrf A/B row set), ab_potrf (rounds of spotrf over one knob's values)
-# and gpu_line. Since session 50; the scripts of earlier sessions carry the
+# (one getrf A/B row set), ab_potrf (rounds of spotrf over one knob's values),
+# trace_potrf and gpu_line. Since session 50; the scripts of earlier sessions carry the
 # same lines inline, as they ran (session 51's ab_potrf / gpu_line too).
 set -u
 O="${OUT:-/tmp/out}"; mkdir -p "$O"
@@ -39,6 +39,13 @@ ab_potrf() {
         awk -v r="$r" -v c="$var=$v" '/^potrf .*spotrf/{print "round " r, c, $4, $5, $8, $9, $10}'
     done
   done
+}
+
+# trace_potrf VAR VALUE FILE: one spotrf tf32x3 at 4096 with DLA_POTRF_TRACE=1
+# (the look-ahead's per-step event times on stderr) and VAR=VALUE, to FILE.
+trace_potrf() {
+  env "$1=$2" DLA_POTRF_TRACE=1 timeout 30 "$B/apps/dla" bench potrf --sizes 4096 \
+    --variants tf32x3 --repeat 1 > "$3" 2>&1
 }
 
 # gpu_check_carried RESERVE: scripts/gpu-check.sh (test, sanitize, bench of the

@@ -6,16 +6,13 @@
 #   1. spotrf tf32x3 A/B, three rounds; 2. traces at 4096; 3. the Cholesky ctest
 #   entries with the mode forced to 1.
 # (DLA_POTRF_TRAP_CLUSTER lived from 5e79b11 and was removed in 9f17731; mode 0 of this A/B is the library of that time.)
-# (As run, gpu_line and ab_potrf were inline; the rows printed "mode M" for VAR=M.)
+# (As run, gpu_line, ab_potrf and trace_potrf were inline; the rows printed "mode M" for VAR=M.)
 # Run: `run` with `LIMIT=240 bash experiments/trapezoid/device-call-s51c.sh`, carry [".carry"].
 LIMIT=${LIMIT:-240}
 . "$(dirname "$0")/../common/device_call.sh"
 gpu_line "$O/gpu.txt"
 ab_potrf DLA_POTRF_TRAP_CLUSTER "0 1 2" "2048 3000 4096 5000 6144 8192" 3 > "$O/ab.txt"
-for m in 1 2; do
-  DLA_POTRF_TRAP_CLUSTER=$m DLA_POTRF_TRACE=1 timeout 30 $B/apps/dla bench potrf --sizes 4096 \
-    --variants tf32x3 --repeat 1 > "$O/trace-$m.txt" 2>&1
-done
+for m in 1 2; do trace_potrf DLA_POTRF_TRAP_CLUSTER $m "$O/trace-$m.txt"; done
 (cd $B && DLA_POTRF_TRAP_CLUSTER=1 timeout 120 ctest -j 8 -R "Cholesky|cholesky|potrf" > "$O/ctest.txt" 2>&1; echo "ctest rc $?" >> "$O/ctest.txt")
 echo "end at ${SECONDS} s" >> "$O/gpu.txt"
 cat "$O/gpu.txt" "$O/ab.txt"; tail -4 "$O/ctest.txt"

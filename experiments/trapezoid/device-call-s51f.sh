@@ -6,15 +6,14 @@
 #   3. CholeskyDevice ctest entries with it (rule's groups, then forced on in
 #   groups of 2 and 4); 4. memcheck on SanitizeCholesky with it in groups of 4.
 # (DLA_POTRF_TRAP_PER_PANEL lived in 493498f and was removed in 6a48ca0.)
-# (As run, gpu_line and ab_potrf were inline (timeout 30 per bench run); the rows
+# (As run, gpu_line, ab_potrf and trace_potrf were inline (timeout 30 per bench run); the rows
 # printed "<name> M" for VAR=M.)
 # Run: `run` with `LIMIT=300 bash experiments/trapezoid/device-call-s51f.sh`, carry [".carry"].
 LIMIT=${LIMIT:-300}
 . "$(dirname "$0")/../common/device_call.sh"
 gpu_line "$O/gpu.txt"
 ab_potrf DLA_POTRF_TRAP_PER_PANEL "0 1" "3000 3500 4096 4352" 3 > "$O/ab.txt"
-DLA_POTRF_TRAP_PER_PANEL=1 DLA_POTRF_TRACE=1 timeout 30 $B/apps/dla bench potrf --sizes 4096 \
-  --variants tf32x3 --repeat 1 > "$O/trace.txt" 2>&1
+trace_potrf DLA_POTRF_TRAP_PER_PANEL 1 "$O/trace.txt"
 for env in "X=0" "DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=2" "DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=4"; do
   (cd $B && env DLA_POTRF_TRAP_PER_PANEL=1 $env DLA_EXPECT_GPU=1 timeout 50 ./tests/cholesky_test \
     --gtest_filter='CholeskyDevice.*' > "$O/gtest.txt" 2>&1; echo "cholesky_test [$env] rc $?" >> "$O/tests.txt"; tail -3 "$O/gtest.txt" >> "$O/tests.txt")
