@@ -539,9 +539,7 @@ struct Potrf {
     // applies them to the next group's trapezoid (after rest(previous group),
     // which writes there too, in the side stream's order), so that the
     // critical trapezoid at the group's end applies only the other panels.
-    // half_p0: the first panel the side stream has not applied there.
     const bool trap_half = potrf_trap_half(n, std::is_same_v<T, float> && tensor_cores);
-    index_t half_p0 = 0;
     // Groups of potrf_group_depth panels: deeper while the trailing matrix
     // is large (potrf_blocking.cpp), where the bulk update bounds the steps.
     auto gdepth = [&](index_t col) {
@@ -560,15 +558,19 @@ struct Potrf {
       trace.mark(step, LookaheadTrace::kPanel, crit);
       if (r == 0) break;
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
-      if (c0 - gs < gdepth(gs) * nb) {  // not the group's last panel
-        const index_t gd = gdepth(gs), gend = gs + gd * nb;  // gend: the next group
-        if (trap_half && gd >= 2 && c0 - gs == gd / 2 * nb && gend < n) {
+      const index_t gd = gdepth(gs);            // the group's panels in all
+      // Whether the group's first gd / 2 panels go to the next trapezoid on
+      // the side stream (at the group's middle step, where gs + gd nb < n
+      // whenever the group reaches its last step).
+      const bool halved = trap_half && gd >= 2;
+      if (kk < gd * nb) {  // not the group's last panel
+        const index_t gend = gs + gd * nb;  // the next group
+        if (halved && kk == gd / 2 * nb && gend < n) {
           DLA_CUDA_CHECK(cudaEventRecord(res.half_ready, crit));
           DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.half_ready, 0));
           const index_t rn = n - gend;
           on_side.syrk(gend, rn, gs, kk, std::min(gdepth(gend) * nb, rn));
           DLA_CUDA_CHECK(cudaEventRecord(res.half_done, side));
-          half_p0 = c0;
         }
         c.crit_syrk(c0, r, gs, kk, std::min(nb, r));  // block column b+1 only
         trace.mark(step, LookaheadTrace::kUpdated, crit);
@@ -576,9 +578,9 @@ struct Potrf {
       }
       DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(previous group)
-      // The panels gs..half_p0-1 are already in the trapezoid (side stream).
-      const index_t tp0 = half_p0 > gs ? half_p0 : gs;
-      if (half_p0 > gs) DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.half_done, 0));
+      // Halved: the panels gs..tp0-1 are already in the trapezoid (side stream).
+      const index_t tp0 = halved ? gs + gd / 2 * nb : gs;
+      if (halved) DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.half_done, 0));
       trace.mark(step, LookaheadTrace::kWaited, crit);
       const index_t wcol = std::min(gdepth(c0) * nb, r);  // the next group's columns
       // The next group's block columns (a trapezoid). Its first block tells
