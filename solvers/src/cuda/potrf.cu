@@ -26,15 +26,12 @@
 // The upper case runs the same steps on the transpose (U = L^T).
 // No host round trips: the first failing minor is written to the device `info`
 // and every later diagonal kernel sees it and does nothing.
+// Beside this file: the A/B switches (potrf_switches.cuh), the look-ahead's
+// streams, events and trace (potrf_lookahead.cuh), the sizes' rules
+// (potrf_blocking.cpp) and one header per kernel family.
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <cstdint>
-#include <cstdlib>
-#include <map>
-#include <string>
 #include <type_traits>
-#include <vector>
 
 #include "dla/core/cuda_check.hpp"
 #include "dla/core/cuda_launch.hpp"
@@ -47,221 +44,15 @@
 #include "potrf_diag_split.cuh"
 #include "potrf_diag_tiles.cuh"
 #include "potrf_kernels.cuh"
+#include "potrf_lookahead.cuh"
 #include "potrf_panel.cuh"
+#include "potrf_switches.cuh"
 #include "potrf_update.cuh"
 #include "potrf_update_cluster.cuh"
 #include "sm_partition.cuh"
 
 namespace dla::cuda {
 namespace {
-
-// The look-ahead's streams and events, created once per host thread and
-// device and reused (creating them per call costs more than a small
-// factorization). Per thread, so concurrent callers never share events.
-// `crit` (highest priority) runs the critical path (diagonal blocks, panels,
-// next block column), `side` (default priority) the bulk of the update, so
-// the critical kernels get SMs as soon as update blocks retire. Where
-// potrf_side_sms says so, the bulk update runs instead on a stream confined
-// to part of the SMs (sm_partition.cuh), so they need not wait at all.
-// `gate_word`: the word through which a group's critical trapezoid tells the
-// side stream that it has started (side_gate_kernel, potrf_update.cuh). It
-// is never reset: each gated group takes the next `gate_epoch`, so a value
-// left by an earlier call can only be smaller, and a later call's trapezoids
-// (crit stream order) can only follow the one a gate waits for.
-struct LookaheadResources {
-  cudaStream_t crit = nullptr, side = nullptr;
-  cudaEvent_t start = nullptr, panel_done = nullptr, rest_done = nullptr, crit_done = nullptr,
-              half_ready = nullptr, half_done = nullptr;
-  int* flag = nullptr;  // progress word of the diagonal kernel for the fused panel (crit only)
-  unsigned long long* gate_word = nullptr;  // 0 at creation, then the last started epoch
-  unsigned long long gate_epoch = 0;        // host side: the last epoch handed out
-  int sm_count = 0;
-};
-
-LookaheadResources& lookahead_resources() {
-  thread_local std::map<int, LookaheadResources> cache;
-  int dev = 0;
-  DLA_CUDA_CHECK(cudaGetDevice(&dev));
-  LookaheadResources& r = cache[dev];
-  if (!r.side) {
-    int least = 0, greatest = 0;
-    DLA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    DLA_CUDA_CHECK(cudaStreamCreateWithPriority(&r.crit, cudaStreamNonBlocking, greatest));
-    DLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
-    DLA_CUDA_CHECK(cudaDeviceGetAttribute(&r.sm_count, cudaDevAttrMultiProcessorCount, dev));
-    for (cudaEvent_t* e : {&r.start, &r.panel_done, &r.rest_done, &r.crit_done, &r.half_ready,
-                           &r.half_done})
-      DLA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
-    DLA_CUDA_CHECK(cudaMalloc(&r.flag, sizeof(int)));
-    DLA_CUDA_CHECK(cudaMalloc(&r.gate_word, sizeof(unsigned long long)));
-    DLA_CUDA_CHECK(cudaMemset(r.gate_word, 0, sizeof(unsigned long long)));
-  }
-  return r;
-}
-
-// Comparison switches: on unless the variable is set to a value starting with '0'.
-bool env_switch(const char* name) {
-  const char* e = std::getenv(name);
-  return !(e && e[0] == '0');
-}
-// Opt-in switches: off unless the variable is set to a value starting with '1'.
-bool env_opt_in(const char* name) {
-  const char* e = std::getenv(name);
-  return e && e[0] == '1';
-}
-
-// DLA_POTRF_FUSED_PANEL=0 solves the look-ahead's panels with strsm after
-// the diagonal kernel instead of overlapping them (comparison runs).
-bool fused_panel_enabled() {
-  static const bool v = env_switch("DLA_POTRF_FUSED_PANEL");
-  return v;
-}
-
-// DLA_POTRF_DIAG_ROWS=0 factors every diagonal block with potrf_diag_kernel
-// (comparison runs); by default orders <= diag_rows_max use the row kernel.
-bool diag_rows_enabled() {
-  static const bool v = env_switch("DLA_POTRF_DIAG_ROWS");
-  return v;
-}
-
-// DLA_POTRF_DIAG_TILES=0 factors the diagonal blocks of order <= 128 with the
-// row kernel (double: up to 64, then potrf_diag_kernel) instead of the tile
-// kernel (comparison runs).
-bool diag_tiles_enabled() {
-  static const bool v = env_switch("DLA_POTRF_DIAG_TILES");
-  return v;
-}
-
-// DLA_POTRF_DIAG_SPLIT=1 factors the float diagonal blocks of order 65..128
-// with potrf_diag_split_kernel instead of the tile kernel. Opt-in: alone it
-// is faster (16.5 against 26-31 us per 128-block), but in place it takes as
-// long as the tile kernel (~26 us, session 34's stamps) and releases the
-// panel in two steps instead of four: spotrf 4096 1.72 ms against 1.51
-// (docs/cholesky-log.md, session 34).
-bool diag_split_enabled() {
-  static const bool v = env_opt_in("DLA_POTRF_DIAG_SPLIT");
-  return v;
-}
-
-// DLA_POTRF_PDL=0 launches the float tile kernel for diagonal blocks plainly
-// instead of as a programmatic dependent of the kernel before it (A/B runs;
-// DLA_GEMM_NO_PDL=1 does the same for the update GEMMs).
-bool diag_pdl_enabled() {
-  static const bool v = env_switch("DLA_POTRF_PDL");
-  return v;
-}
-
-// DLA_POTRF_CRIT_UPDATE=0 runs the look-ahead's critical-path updates on
-// the triangular GEMM instead of potrf_update_kernel (A/B runs).
-bool crit_update_enabled() {
-  static const bool v = env_switch("DLA_POTRF_CRIT_UPDATE");
-  return v;
-}
-
-// DLA_POTRF_CRIT_TC=0 runs potrf_update_kernel on the CUDA cores even where
-// the factorization's updates are on the tensor cores (A/B runs).
-bool crit_tc_enabled() {
-  static const bool v = env_switch("DLA_POTRF_CRIT_TC");
-  return v;
-}
-
-// Set when the device refuses a cluster launch of the critical-path update
-// (potrf_update_cluster.cuh): one CTA per tile from then on, in this process.
-bool& crit_clusters_refused() {
-  static bool v = false;
-  return v;
-}
-
-// DLA_POTRF_PANEL_AHEAD=0 runs the fused panel of 128-wide block columns in
-// left-looking order instead of the default right-looking one
-// (potrf_panel.cuh; right-looking measured 2.4% faster at 4096 in session
-// 29, the default since session 30; A/B runs).
-bool panel_ahead_enabled() {
-  static const bool v = env_switch("DLA_POTRF_PANEL_AHEAD");
-  return v;
-}
-
-// DLA_POTRF_PANEL_ROLLED=0 runs the float right-looking fused panel in its
-// unrolled form (potrf_panel.cuh: one copy of the chunk code per chunk, 89 KB
-// against 30). Rolled is the float default since session 35 (H200, same
-// runs, spotrf tf32x3 ms unrolled / rolled: 4096 1.523-1.527 / 1.515, 8192
-// 5.249-5.280 / 5.194-5.233, 16384 27.17-27.22 / 26.95; the panel's summed
-// tail at 4096 265 / 241 us). Double keeps the unrolled form: rolled it takes
-// 130 registers, one block per SM instead of two, and was not measured.
-bool panel_rolled_enabled() {
-  static const bool v = env_switch("DLA_POTRF_PANEL_ROLLED");
-  return v;
-}
-
-// The rolled fused panel in the broadcast layout (a warp's 32 lanes hold 32
-// rows of one part: broadcast loads of L, a blocked solve; potrf_panel.cuh),
-// the float default since session 37; DLA_POTRF_PANEL_BCAST=0 for the
-// shuffled layout (H200, same run, spotrf tf32x3 ms shuffled / broadcast:
-// 4096 1.501-1.504 / 1.470-1.472, 8192 5.103-5.112 / 4.996-5.004, 16384
-// 24.66 / 24.12-24.20; docs/cholesky-log.md, session 37).
-bool panel_bcast_enabled() {
-  static const bool v = env_switch("DLA_POTRF_PANEL_BCAST");
-  return v;
-}
-
-// DLA_POTRF_SIDE_GATE=0: rest(group) starts as soon as the group's last panel
-// is done, racing the critical trapezoid for the SMs, instead of after the
-// trapezoid's first block has started (A/B runs; session 31).
-bool side_gate_enabled() {
-  static const bool v = env_switch("DLA_POTRF_SIDE_GATE");
-  return v;
-}
-
-// DLA_POTRF_TRACE=1: the look-ahead records timing events at the points
-// below and prints one line per block column to stderr after the call
-// (synchronizing; diagnostic runs only). Times in us from the call's start:
-//   crit: diag(b) starts | panel(b) done | the wait for rest(previous group)
-//         ends | the next block column's update done
-//   side: rest(group) starts | rest done (at a group's last step)
-// No event sits between the diagonal kernel and its programmatic panel.
-bool trace_enabled() {
-  static const bool v = env_opt_in("DLA_POTRF_TRACE");
-  return v;
-}
-
-struct LookaheadTrace {
-  enum Point { kDiag, kPanel, kWaited, kUpdated, kRestStart, kRestEnd, kPoints };
-  bool on = trace_enabled();
-  cudaEvent_t origin = nullptr;
-  std::vector<std::array<cudaEvent_t, kPoints>> steps;
-
-  void start(cudaStream_t s) {
-    if (!on) return;
-    DLA_CUDA_CHECK(cudaEventCreate(&origin));
-    DLA_CUDA_CHECK(cudaEventRecord(origin, s));
-  }
-  void mark(int step, Point p, cudaStream_t s) {
-    if (!on) return;
-    if (int(steps.size()) <= step) steps.resize(std::size_t(step) + 1, {});
-    cudaEvent_t& e = steps[std::size_t(step)][p];
-    DLA_CUDA_CHECK(cudaEventCreate(&e));
-    DLA_CUDA_CHECK(cudaEventRecord(e, s));
-  }
-  void report(index_t n, index_t nb, index_t depth) {
-    if (!on) return;
-    DLA_CUDA_CHECK(cudaDeviceSynchronize());
-    std::fprintf(stderr, "[potrf trace] n=%lld nb=%lld depth=%lld: step diag panel waited updated "
-                 "| rest_start rest_end (us)\n", (long long)n, (long long)nb, (long long)depth);
-    for (std::size_t b = 0; b < steps.size(); ++b) {
-      std::fprintf(stderr, "[potrf trace] %3zu", b);
-      for (int p = 0; p < kPoints; ++p) {
-        float ms = -1.f;
-        if (steps[b][p] != nullptr) DLA_CUDA_CHECK(cudaEventElapsedTime(&ms, origin, steps[b][p]));
-        std::fprintf(stderr, p == kRestStart ? " | %9.1f" : " %9.1f", ms < 0 ? -1.0 : ms * 1e3);
-      }
-      std::fprintf(stderr, "\n");
-    }
-    for (auto& st : steps)
-      for (cudaEvent_t e : st)
-        if (e != nullptr) cudaEventDestroy(e);
-    cudaEventDestroy(origin);
-  }
-};
 
 template <class T>
 struct Potrf {
@@ -642,12 +433,6 @@ struct Potrf {
     }
   }
 };
-
-// DLA_POTRF_LOOKAHEAD=0 turns the look-ahead off (for comparison runs).
-bool lookahead_enabled() {
-  static const bool v = env_switch("DLA_POTRF_LOOKAHEAD");
-  return v;
-}
 
 // The factorization proper, in place on an A that passed the checks.
 template <class T>
