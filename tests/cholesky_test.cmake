@@ -111,7 +111,7 @@ dla_cholesky_variant(nb192_wide_panel
   DLA_POTRF_NB=192)
 
 # The bulk update launched without waiting for the critical trapezoid's
-# first block (DLA_POTRF_SIDE_GATE=0; potrf.cu, side_gate_enabled).
+# first block (DLA_POTRF_SIDE_GATE=0; potrf_switches.cuh, side_gate_enabled).
 dla_cholesky_variant(side_ungated
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_SIDE_GATE=0)

@@ -176,7 +176,7 @@ TEST(CholeskyDevice, LowLevelInfoAndUntouchedTriangle) {
 
 // Calls from one host thread on two streams, queued back to back without a
 // synchronisation in between: they share the look-ahead's internal streams,
-// events and progress words (potrf.cu, LookaheadResources), so a later call
+// events and progress words (potrf_lookahead.cuh, LookaheadResources), so a later call
 // must neither reset a word an earlier call's side stream still waits for
 // (the gate of the bulk update, session 31) nor overwrite its data. Each
 // factor is checked; a protocol that lost a wake-up would hang here (the

@@ -12,7 +12,7 @@
 // parts took 32.7 k cycles (16.5 us; 19.4 us cold), where the tile kernel
 // takes 26-31 us per 128-block, and the diagonal block is on the critical
 // path of every step of the look-ahead. In place it does not win, so it is
-// opt-in (DLA_POTRF_DIAG_SPLIT=1, potrf.cu). Session 34 stamped both kernels
+// opt-in (DLA_POTRF_DIAG_SPLIT=1, potrf_switches.cuh). Session 34 stamped both kernels
 // inside spotrf 4096 (experiments/timeline/diag_stamps.cuh): this kernel,
 // then 160 KB of code, took 30 us in late steps and up to 47 us in early
 // ones, its one-warp factorizations 9.5-16 us each where they took 6 us

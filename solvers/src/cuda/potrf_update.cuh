@@ -97,7 +97,7 @@ struct CritUpdate {
 
 // `started` (may be null): block (0, 0) stores `started_value` there as soon
 // as it runs, before it waits for the panel kernel (values increase from
-// launch to launch, see potrf.cu's gate_word). The look-ahead's side
+// launch to launch, see potrf_lookahead.cuh's gate_word). The look-ahead's side
 // stream waits for that value (side_gate_kernel) before it launches the bulk
 // update, so that this kernel's first wave is placed before the bulk
 // update's blocks take the SMs.
