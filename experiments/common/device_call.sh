@@ -48,17 +48,18 @@ trace_potrf() {
     --variants tf32x3 --repeat 1 > "$3" 2>&1
 }
 
-# gpu_check_carried RESERVE [STEPS]: scripts/gpu-check.sh (STEPS, by default
-# test,sanitize,bench; the suites potrf and getrf, every sanitizer test) on the
-# carried build, output in $O/check, leaving RESERVE seconds of LIMIT; its rc
-# goes to $O/summary.txt.
+# gpu_check_carried RESERVE [STEPS] [DIR]: scripts/gpu-check.sh (STEPS, by
+# default test,sanitize,bench; the suites potrf and getrf, every sanitizer
+# test) on the carried build, output in $O/DIR (default check), leaving
+# RESERVE seconds of LIMIT; its rc goes to $O/summary.txt.
 gpu_check_carried() {
-  mkdir -p "$O/check"
-  OUT="$O/check" DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 GPU_CHECK_BUILD_DIR=$B \
+  mkdir -p "$O/${3:-check}"
+  OUT="$O/${3:-check}" DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 GPU_CHECK_BUILD_DIR=$B \
     GPU_CHECK_STEPS=${2:-test,sanitize,bench} GPU_CHECK_SUITES="potrf getrf" \
     GPU_CHECK_CTEST_ARGS="-j 12 -E install_consumer" \
-    timeout $(( $(left) - $1 )) bash scripts/gpu-check.sh > "$O/gpu-check.txt" 2>&1
-  echo "gpu-check rc $? at ${SECONDS} s" >> "$O/summary.txt"
+    timeout $(( $(left) - $1 > 10 ? $(left) - $1 : 10 )) bash scripts/gpu-check.sh \
+    > "$O/gpu-check-${3:-check}.txt" 2>&1
+  echo "gpu-check ${2:-test,sanitize,bench} rc $? at ${SECONDS} s" >> "$O/summary.txt"
 }
 
 # sweep_potrf "SIZES" ROUNDS RESERVE CONFIG...: spotrf tf32x3 (`dla bench

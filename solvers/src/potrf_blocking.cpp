@@ -202,7 +202,12 @@ bool potrf_trap_half(index_t n, bool single_tensor_cores) {
 
 index_t potrf_trap_half_panels(index_t group_depth) {
   static const index_t env = env_index("DLA_POTRF_TRAP_HALF_PANELS", 1, 16);
-  const index_t p = env ? env : group_depth / 2;
+  // Session 52, H200, spotrf tf32x3 ms, three rounds, with 1 / 2 (groups of 3
+  // panels at 3000, of 4 at 4096 and 4352) / all but the last: 3000
+  // 0.869-0.877 / 0.870-0.871 (the rule then, 1) / 0.843-0.853; 4096
+  // 1.304-1.329 / 1.288-1.300 / 1.302-1.308; 4352 1.448-1.451 / 1.425-1.436 /
+  // 1.426-1.437. So the larger half: (group_depth + 1) / 2.
+  const index_t p = env ? env : (group_depth + 1) / 2;
   return p < group_depth ? p : group_depth - 1;
 }
 

@@ -350,7 +350,7 @@ struct Potrf {
       if (r == 0) break;
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
       const index_t gd = gdepth(gs);            // the group's panels in all
-      // Whether the group's first hp panels (gd / 2 by the rule,
+      // Whether the group's first hp panels ((gd + 1) / 2 by the rule,
       // potrf_trap_half_panels) go to the next trapezoid on the side stream
       // (at step hp of the group, where gs + gd nb < n whenever the group
       // reaches its last step).

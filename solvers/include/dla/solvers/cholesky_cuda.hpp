@@ -86,8 +86,8 @@ bool potrf_leaf_diag(index_t n);
 bool potrf_trap_half(index_t n, bool single_tensor_cores);
 inline constexpr index_t kPotrfTrapHalfBelow = 4608;
 // How many of a halved group's group_depth (>= 2) panels go to the next
-// trapezoid on the side stream: group_depth / 2 (DLA_POTRF_TRAP_HALF_PANELS
-// overrides, at most group_depth - 1).
+// trapezoid on the side stream: (group_depth + 1) / 2, at most group_depth - 1
+// (DLA_POTRF_TRAP_HALF_PANELS overrides, with the same bound).
 index_t potrf_trap_half_panels(index_t group_depth);
 // Whether the look-ahead launches each group's bulk update in two parts, the
 // group after next's columns first, so that the next group's trapezoid
