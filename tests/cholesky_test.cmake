@@ -166,6 +166,14 @@ dla_cholesky_variant(trap_half_forced
 dla_cholesky_variant(trap_half_deep_groups
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_TRAP_HALF=1)
+# Session 52's knobs: all but a group's last panel on the side stream, and
+# deeper early groups (6 panels at 4096) with the half trapezoids.
+dla_cholesky_variant(trap_half_panels_late
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_TRAP_HALF=1 DLA_POTRF_TRAP_HALF_PANELS=15)
+dla_cholesky_variant(early_groups_deeper
+  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  DLA_POTRF_EARLY_EXTRA=4 DLA_POTRF_EARLY_TRAILING=2000)
 dla_cholesky_variant(trap_half_off
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_TRAP_HALF=0)

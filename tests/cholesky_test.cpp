@@ -179,6 +179,17 @@ TEST(CholeskyHost, TrapHalfRule) {
     EXPECT_FALSE(dla::cuda::potrf_trap_half(n, false)) << "n=" << n << " (dpotrf, CUDA cores)";
 }
 
+// How many of a halved group's panels go to the side stream: the larger
+// half, and never the group's last (the critical stream applies at least
+// that one).
+TEST(CholeskyHost, TrapHalfPanelsRule) {
+  if (std::getenv("DLA_POTRF_TRAP_HALF_PANELS")) GTEST_SKIP() << "DLA_POTRF_TRAP_HALF_PANELS overrides the rule";
+  EXPECT_EQ(dla::cuda::potrf_trap_half_panels(2), 1);
+  EXPECT_EQ(dla::cuda::potrf_trap_half_panels(3), 2);
+  EXPECT_EQ(dla::cuda::potrf_trap_half_panels(4), 2);
+  EXPECT_EQ(dla::cuda::potrf_trap_half_panels(6), 3);
+}
+
 // Which diagonal kernel spotrf takes (potrf_blocking.cpp, potrf_leaf_diag):
 // the leaf kernel up to 12288, where it was measured faster, the tile kernel
 // above.

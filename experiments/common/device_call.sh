@@ -3,7 +3,7 @@
 # (seconds left of LIMIT), the carried build unpacked (scripts/carry-build.sh)
 # as B, gpu_check_carried (the project's gpu-check of that build), ab_getrf
 # (one getrf A/B row set), ab_potrf (rounds of spotrf over one knob's values),
-# trace_potrf and gpu_line. Since session 50; the scripts of earlier sessions carry the
+# trace_potrf, gpu_line and sweep_potrf. Since session 50; the scripts of earlier sessions carry the
 # same lines inline, as they ran (session 51's ab_potrf / gpu_line too).
 set -u
 O="${OUT:-/tmp/out}"; mkdir -p "$O"
@@ -48,14 +48,34 @@ trace_potrf() {
     --variants tf32x3 --repeat 1 > "$3" 2>&1
 }
 
-# gpu_check_carried RESERVE: scripts/gpu-check.sh (test, sanitize, bench of the
-# suites potrf and getrf, every sanitizer test) on the carried build, output
-# in $O/check, leaving RESERVE seconds of LIMIT; its rc goes to $O/summary.txt.
+# gpu_check_carried RESERVE [STEPS] [DIR]: scripts/gpu-check.sh (STEPS, by
+# default test,sanitize,bench; the suites potrf and getrf, every sanitizer
+# test) on the carried build, output in $O/DIR (default check), leaving
+# RESERVE seconds of LIMIT; its rc goes to $O/summary.txt.
 gpu_check_carried() {
-  mkdir -p "$O/check"
-  OUT="$O/check" DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 GPU_CHECK_BUILD_DIR=$B \
-    GPU_CHECK_STEPS=test,sanitize,bench GPU_CHECK_SUITES="potrf getrf" \
+  mkdir -p "$O/${3:-check}"
+  OUT="$O/${3:-check}" DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 GPU_CHECK_BUILD_DIR=$B \
+    GPU_CHECK_STEPS=${2:-test,sanitize,bench} GPU_CHECK_SUITES="potrf getrf" \
     GPU_CHECK_CTEST_ARGS="-j 12 -E install_consumer" \
-    timeout $(( $(left) - $1 )) bash scripts/gpu-check.sh > "$O/gpu-check.txt" 2>&1
-  echo "gpu-check rc $? at ${SECONDS} s" >> "$O/summary.txt"
+    timeout $(( $(left) - $1 > 10 ? $(left) - $1 : 10 )) bash scripts/gpu-check.sh \
+    > "$O/gpu-check-${3:-check}.txt" 2>&1
+  echo "gpu-check ${2:-test,sanitize,bench} rc $? at ${SECONDS} s" >> "$O/summary.txt"
+}
+
+# sweep_potrf "SIZES" ROUNDS RESERVE CONFIG...: spotrf tf32x3 (`dla bench
+# potrf`, --repeat 10) at SIZES under each CONFIG (a comma list of VAR=value,
+# or "rule" for none), configurations interleaved per round, stopping while
+# fewer than RESERVE seconds of LIMIT are left; prints "round R CONFIG n=N ms
+# ratio error status".
+sweep_potrf() {
+  local sizes=$1 rounds=$2 reserve=$3 r cfg; shift 3
+  for r in $(seq 1 "$rounds"); do
+    for cfg in "$@"; do
+      [ "$(left)" -gt "$reserve" ] || { echo "sweep stopped at ${SECONDS} s"; return; }
+      local vars=(); [ "$cfg" = rule ] || IFS=, read -ra vars <<< "$cfg"
+      env "${vars[@]}" timeout 40 "$B/apps/dla" bench potrf --sizes $sizes --variants tf32x3 \
+        --repeat 10 2>/dev/null |
+        awk -v r="$r" -v c="$cfg" '/^potrf .*spotrf/{print "round " r, c, $4, $5, $8, $9, $10}'
+    done
+  done
 }

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Not run (session 52 spent its device time on the signal and the knobs;
+# its call 2 timed the half trapezoids on the H200, not the half off).
 # Prepared in session 51 for the next device call (meant for the H200, where
 # the half trapezoids have never run; ratios hold on whatever card comes):
 # spotrf tf32x3 with the half trapezoids off / on (DLA_POTRF_TRAP_HALF=0 / 1;

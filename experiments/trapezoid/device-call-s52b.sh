@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prepared in session 51 (not run): the half
+# Prepared in session 51; ran in session 52 (call 1, H100; results/s52b-ab-h100.txt):
+# no gain, not merged (docs/cholesky-log.md, session 52). The half
 # trapezoids' device signal (DLA_POTRF_HALF_SIGNAL=1: the side stream's half
 # waits for a word the next block column's update stores after its wait for
 # the panels, instead of an event recorded between the panel and that update).

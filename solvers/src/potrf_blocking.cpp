@@ -128,8 +128,14 @@ index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_ten
   // + 1 from 6144 (never slower) and + 2 again from 12288, where it was the
   // faster of the two. dpotrf was slower with depth + 2 up to 8192 (4096:
   // 2.89-2.91 against 2.81-2.82): spotrf only.
+  // Tuning knobs (session 52, with the half trapezoids): DLA_POTRF_EARLY_EXTRA
+  // sets the extra depth, DLA_POTRF_EARLY_TRAILING the trailing order above
+  // which it applies.
+  static const index_t extra = env_index("DLA_POTRF_EARLY_EXTRA", 1, 16);
+  static const index_t trailing = env_index("DLA_POTRF_EARLY_TRAILING", 1, 1 << 30);
   const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform;
-  if (!on || n - col <= kPotrfEarlyGroupsTrailing) return depth;
+  if (!on || n - col <= (trailing ? trailing : kPotrfEarlyGroupsTrailing)) return depth;
+  if (extra) return depth + extra;
   return depth + (n < kSideAllSmsFrom || n >= 12288 ? 2 : 1);
 }
 
@@ -192,6 +198,17 @@ bool potrf_trap_half(index_t n, bool single_tensor_cores) {
   // from 50 / 42 / 40 us to 28 / 29 / 24 (traced); from 5000 the half on the
   // side stream delays the bulk update more than it saves.
   return single_tensor_cores && n < kPotrfTrapHalfBelow;
+}
+
+index_t potrf_trap_half_panels(index_t group_depth) {
+  static const index_t env = env_index("DLA_POTRF_TRAP_HALF_PANELS", 1, 16);
+  // Session 52, H200, spotrf tf32x3 ms, three rounds, with 1 / 2 (groups of 3
+  // panels at 3000, of 4 at 4096 and 4352) / all but the last: 3000
+  // 0.869-0.877 / 0.870-0.871 (the rule then, 1) / 0.843-0.853; 4096
+  // 1.304-1.329 / 1.288-1.300 / 1.302-1.308; 4352 1.448-1.451 / 1.425-1.436 /
+  // 1.426-1.437. So the larger half: (group_depth + 1) / 2.
+  const index_t p = env ? env : (group_depth + 1) / 2;
+  return p < group_depth ? p : group_depth - 1;
 }
 
 bool potrf_rest_split(bool side_on_all_sms) {

@@ -350,13 +350,15 @@ struct Potrf {
       if (r == 0) break;
       const index_t c0 = j + jb, kk = c0 - gs;  // the group's panels so far: columns gs..c0-1
       const index_t gd = gdepth(gs);            // the group's panels in all
-      // Whether the group's first gd / 2 panels go to the next trapezoid on
-      // the side stream (at the group's middle step, where gs + gd nb < n
-      // whenever the group reaches its last step).
+      // Whether the group's first hp panels ((gd + 1) / 2 by the rule,
+      // potrf_trap_half_panels) go to the next trapezoid on the side stream
+      // (at step hp of the group, where gs + gd nb < n whenever the group
+      // reaches its last step).
       const bool halved = trap_half && gd >= 2;
+      const index_t hp = halved ? potrf_trap_half_panels(gd) : 0;  // panels on the side
       if (kk < gd * nb) {  // not the group's last panel
         const index_t gend = gs + gd * nb;  // the next group
-        if (halved && kk == gd / 2 * nb && gend < n) {
+        if (halved && kk == hp * nb && gend < n) {
           DLA_CUDA_CHECK(cudaEventRecord(res.half_ready, crit));
           DLA_CUDA_CHECK(cudaStreamWaitEvent(side, res.half_ready, 0));
           const index_t rn = n - gend;
@@ -370,7 +372,7 @@ struct Potrf {
       DLA_CUDA_CHECK(cudaEventRecord(res.panel_done, crit));
       DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.rest_done, 0));  // rest(previous group)
       // Halved: the panels gs..tp0-1 are already in the trapezoid (side stream).
-      const index_t tp0 = halved ? gs + gd / 2 * nb : gs;
+      const index_t tp0 = halved ? gs + hp * nb : gs;
       if (halved) DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.half_done, 0));
       trace.mark(step, LookaheadTrace::kWaited, crit);
       const index_t wcol = std::min(gdepth(c0) * nb, r);  // the next group's columns

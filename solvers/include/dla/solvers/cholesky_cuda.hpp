@@ -60,9 +60,10 @@ index_t potrf_update_depth(index_t n, bool tensor_cores);
 // kPotrfEarlyGroupsTrailing (2600), depth + 2 where the bulk update runs on
 // the SM partition (n < 6144) and from 12288, depth + 1 between; else depth.
 // The early steps wait for the bulk update, which runs better at a deeper k
-// (session 39). DLA_POTRF_EARLY_GROUPS=1
-// takes the deeper early groups for both precisions, 0 never; DLA_POTRF_DEPTH
-// (uniform groups) turns them off.
+// (session 39). DLA_POTRF_EARLY_GROUPS=1 takes the deeper early groups for
+// both precisions, 0 never; DLA_POTRF_DEPTH (uniform groups) turns them off;
+// DLA_POTRF_EARLY_EXTRA and DLA_POTRF_EARLY_TRAILING set the extra depth and
+// the trailing order (tuning runs, session 52).
 index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_tensor_cores);
 // The trailing order above which potrf_group_depth deepens a group.
 inline constexpr index_t kPotrfEarlyGroupsTrailing = 2600;
@@ -84,6 +85,10 @@ bool potrf_leaf_diag(index_t n);
 // other half: below kPotrfTrapHalfBelow. DLA_POTRF_TRAP_HALF=1 / 0 overrides.
 bool potrf_trap_half(index_t n, bool single_tensor_cores);
 inline constexpr index_t kPotrfTrapHalfBelow = 4608;
+// How many of a halved group's group_depth (>= 2) panels go to the next
+// trapezoid on the side stream: (group_depth + 1) / 2, at most group_depth - 1
+// (DLA_POTRF_TRAP_HALF_PANELS overrides, with the same bound).
+index_t potrf_trap_half_panels(index_t group_depth);
 // Whether the look-ahead launches each group's bulk update in two parts, the
 // group after next's columns first, so that the next group's trapezoid
 // waits only for that part: where the bulk update runs on all SMs
