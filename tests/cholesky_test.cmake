@@ -15,6 +15,10 @@ function(dla_cholesky_variant name filter)
   set_tests_properties(cholesky_test.blocking_${name} PROPERTIES ENVIRONMENT "${ARGN}"
                        TIMEOUT 900)
 endfunction()
+# The cases most variants run: factor and solve against the host at small
+# and large orders, and a failing minor.
+set(DLA_CHOLESKY_CORE_CASES
+  "CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor")
 dla_cholesky_variant(nb48_depth3
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor
   DLA_POTRF_NB=48 DLA_POTRF_DEPTH=3)
@@ -74,7 +78,7 @@ dla_cholesky_variant(side_16_sms
 # factorization. The default nb (128) runs only the 3xTF32 variant up to
 # k = 256, DLA_FP32_GEMM=native only the CUDA-core one.
 dla_cholesky_variant(nb100_crit_update_cuda_cores
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_NB=100)
 
 # The fused panel in left-looking order (DLA_POTRF_PANEL_AHEAD=0; the
@@ -113,7 +117,7 @@ dla_cholesky_variant(nb192_wide_panel
 # The bulk update launched without waiting for the critical trapezoid's
 # first block (DLA_POTRF_SIDE_GATE=0; potrf_switches.cuh, side_gate_enabled).
 dla_cholesky_variant(side_ungated
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_SIDE_GATE=0)
 
 # Each group's bulk update in two launches, the next trapezoid waiting for
@@ -152,7 +156,7 @@ dla_cholesky_variant(early_groups_forced
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver:CholeskyDevice.LowLevelInfoAndUntouchedTriangle
   DLA_POTRF_EARLY_GROUPS=1)
 dla_cholesky_variant(early_groups_off
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_EARLY_GROUPS=0)
 
 # The next trapezoid in two halves of k, the first on the side stream
@@ -164,18 +168,18 @@ dla_cholesky_variant(trap_half_forced
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.MatchesCusolver:CholeskyDevice.LowLevelInfoAndUntouchedTriangle
   DLA_POTRF_TRAP_HALF=1 DLA_POTRF_DEPTH=2)
 dla_cholesky_variant(trap_half_deep_groups
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_TRAP_HALF=1)
 # Session 52's knobs: all but a group's last panel on the side stream, and
 # deeper early groups (6 panels at 4096) with the half trapezoids.
 dla_cholesky_variant(trap_half_panels_late
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_TRAP_HALF=1 DLA_POTRF_TRAP_HALF_PANELS=15)
 dla_cholesky_variant(early_groups_deeper
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_EARLY_EXTRA=4 DLA_POTRF_EARLY_TRAILING=2000)
 dla_cholesky_variant(trap_half_off
-  CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.LargeSizes:CholeskyDevice.StopsAtKnownMinor
+  ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_TRAP_HALF=0)
 
 # The critical-path update's tile on a cluster of 2 CTAs instead of the
