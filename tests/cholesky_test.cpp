@@ -140,8 +140,10 @@ TEST(CholeskyHost, DepthRule) {
 // the trailing matrix is larger than 2600, for spotrf on the tensor cores;
 // the rule's depth otherwise.
 TEST(CholeskyHost, GroupDepthRule) {
-  if (std::getenv("DLA_POTRF_EARLY_GROUPS") || std::getenv("DLA_POTRF_DEPTH"))
-    GTEST_SKIP() << "DLA_POTRF_EARLY_GROUPS / DLA_POTRF_DEPTH override the rule";
+  for (const char* v : {"DLA_POTRF_EARLY_GROUPS", "DLA_POTRF_DEPTH", "DLA_POTRF_EARLY_EXTRA",
+                        "DLA_POTRF_EARLY_TRAILING"})
+    if (std::getenv(v)) GTEST_SKIP() << v << " overrides the rule";
+  EXPECT_EQ(dla::cuda::potrf_early_groups_trailing(), dla::cuda::kPotrfEarlyGroupsTrailing);
   // The groups of panels (nb = 128) from column 0, as the look-ahead walks them.
   auto groups = [](index_t n, index_t depth, bool single_tc) {
     std::vector<index_t> g;

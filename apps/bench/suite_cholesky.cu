@@ -187,7 +187,7 @@ void run_size(const Options& o, Report& rep, VendorHandles& h, stream_t s, index
   char depths[64];
   if (early != depth)
     std::snprintf(depths, sizeof depths, "%lld (%lld while n - col > %lld)", (long long)depth,
-                  (long long)early, (long long)cuda::kPotrfEarlyGroupsTrailing);
+                  (long long)early, (long long)cuda::potrf_early_groups_trailing());
   else
     std::snprintf(depths, sizeof depths, "%lld", (long long)depth);
   // The aligned copy, where spotrf makes one (the workspace's leading dimension).

@@ -106,6 +106,11 @@ index_t potrf_update_depth(index_t n, bool tensor_cores) {
   return 1;
 }
 
+index_t potrf_early_groups_trailing() {
+  static const index_t env = env_index("DLA_POTRF_EARLY_TRAILING", 1, 1 << 30);
+  return env ? env : kPotrfEarlyGroupsTrailing;
+}
+
 index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_tensor_cores) {
   static const int env = env_yes_no("DLA_POTRF_EARLY_GROUPS");
   static const bool uniform = env_index("DLA_POTRF_DEPTH", 1, 16) != 0;
@@ -128,13 +133,11 @@ index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_ten
   // + 1 from 6144 (never slower) and + 2 again from 12288, where it was the
   // faster of the two. dpotrf was slower with depth + 2 up to 8192 (4096:
   // 2.89-2.91 against 2.81-2.82): spotrf only.
-  // Tuning knobs (session 52, with the half trapezoids): DLA_POTRF_EARLY_EXTRA
-  // sets the extra depth, DLA_POTRF_EARLY_TRAILING the trailing order above
-  // which it applies.
+  // A tuning knob (session 52, with the half trapezoids): DLA_POTRF_EARLY_EXTRA
+  // sets the extra depth (potrf_early_groups_trailing, the order).
   static const index_t extra = env_index("DLA_POTRF_EARLY_EXTRA", 1, 16);
-  static const index_t trailing = env_index("DLA_POTRF_EARLY_TRAILING", 1, 1 << 30);
   const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform;
-  if (!on || n - col <= (trailing ? trailing : kPotrfEarlyGroupsTrailing)) return depth;
+  if (!on || n - col <= potrf_early_groups_trailing()) return depth;
   if (extra) return depth + extra;
   return depth + (n < kSideAllSmsFrom || n >= 12288 ? 2 : 1);
 }

@@ -65,8 +65,10 @@ index_t potrf_update_depth(index_t n, bool tensor_cores);
 // DLA_POTRF_EARLY_EXTRA and DLA_POTRF_EARLY_TRAILING set the extra depth and
 // the trailing order (tuning runs, session 52).
 index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_tensor_cores);
-// The trailing order above which potrf_group_depth deepens a group.
+// The trailing order above which potrf_group_depth deepens a group: the
+// rule's kPotrfEarlyGroupsTrailing, or DLA_POTRF_EARLY_TRAILING.
 inline constexpr index_t kPotrfEarlyGroupsTrailing = 2600;
+index_t potrf_early_groups_trailing();
 // How many SMs the look-ahead's bulk trailing update may use, on a device of
 // sm_count SMs (0: all; DLA_POTRF_SIDE_SMS overrides). The others stay free
 // for the critical path (diagonal blocks, panels, next block columns), which
