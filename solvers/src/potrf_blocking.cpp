@@ -134,7 +134,8 @@ index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_ten
   // faster of the two. dpotrf was slower with depth + 2 up to 8192 (4096:
   // 2.89-2.91 against 2.81-2.82): spotrf only.
   // A tuning knob (session 52, with the half trapezoids): DLA_POTRF_EARLY_EXTRA
-  // sets the extra depth (potrf_early_groups_trailing, the order).
+  // sets the extra depth; the trailing order comes from
+  // potrf_early_groups_trailing (DLA_POTRF_EARLY_TRAILING).
   static const index_t extra = env_index("DLA_POTRF_EARLY_EXTRA", 1, 16);
   const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform;
   if (!on || n - col <= potrf_early_groups_trailing()) return depth;
@@ -205,11 +206,14 @@ bool potrf_trap_half(index_t n, bool single_tensor_cores) {
 
 index_t potrf_trap_half_panels(index_t group_depth) {
   static const index_t env = env_index("DLA_POTRF_TRAP_HALF_PANELS", 1, 16);
-  // Session 52, H200, spotrf tf32x3 ms, three rounds, with 1 / 2 (groups of 3
-  // panels at 3000, of 4 at 4096 and 4352) / all but the last: 3000
-  // 0.869-0.877 / 0.870-0.871 (the rule then, 1) / 0.843-0.853; 4096
-  // 1.304-1.329 / 1.288-1.300 / 1.302-1.308; 4352 1.448-1.451 / 1.425-1.436 /
-  // 1.426-1.437. So the larger half: (group_depth + 1) / 2.
+  // Session 52, H200, spotrf tf32x3 ms, three rounds, the panels on the side
+  // out of a group of 3 (3000) or 4 (4096, 4352): one / the rule then
+  // (group_depth / 2) / all but the last: 3000 0.869-0.877 / 0.870-0.871 /
+  // 0.843-0.853 (1 / 1 / 2 of 3); 4096 1.304-1.329 / 1.288-1.300 /
+  // 1.302-1.308 (1 / 2 / 3 of 4); 4352 1.448-1.451 / 1.425-1.436 /
+  // 1.426-1.437. H100, (group_depth + 1) / 2 / one: 2800 0.784-0.800 /
+  // 0.752-0.795; 3000 0.852-0.860 / 0.875-0.878; 3500 1.075-1.083 /
+  // 1.105-1.115; 3800 1.193-1.202 / 1.207-1.231. So the larger half.
   const index_t p = env ? env : (group_depth + 1) / 2;
   return p < group_depth ? p : group_depth - 1;
 }
