@@ -178,6 +178,8 @@ dla_cholesky_variant(trap_half_panels_late
 dla_cholesky_variant(early_groups_deeper
   ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_EARLY_EXTRA=4 DLA_POTRF_EARLY_TRAILING=2000)
+dla_cholesky_variant(knob_overrides CholeskyHost.KnobOverrides
+  DLA_POTRF_TRAP_HALF_PANELS=3 DLA_POTRF_EARLY_EXTRA=4 DLA_POTRF_EARLY_TRAILING=2000)
 dla_cholesky_variant(trap_half_off
   ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_TRAP_HALF=0)

@@ -192,6 +192,29 @@ TEST(CholeskyHost, TrapHalfPanelsRule) {
   EXPECT_EQ(dla::cuda::potrf_trap_half_panels(6), 3);
 }
 
+// The tuning variables reach the rules (solvers/src/env_knob.hpp): run by
+// the ctest entry cholesky_test.blocking_knob_overrides with
+// DLA_POTRF_TRAP_HALF_PANELS=3 DLA_POTRF_EARLY_EXTRA=4
+// DLA_POTRF_EARLY_TRAILING=2000; skipped without them.
+TEST(CholeskyHost, KnobOverrides) {
+  const char* hp = std::getenv("DLA_POTRF_TRAP_HALF_PANELS");
+  const char* extra = std::getenv("DLA_POTRF_EARLY_EXTRA");
+  const char* trailing = std::getenv("DLA_POTRF_EARLY_TRAILING");
+  if (!hp || !extra || !trailing || std::string(hp) != "3" || std::string(extra) != "4" ||
+      std::string(trailing) != "2000" || std::getenv("DLA_POTRF_EARLY_GROUPS") ||
+      std::getenv("DLA_POTRF_DEPTH"))
+    GTEST_SKIP() << "runs under the knob_overrides ctest entry's variables only";
+  EXPECT_EQ(dla::cuda::potrf_trap_half_panels(4), 3);
+  EXPECT_EQ(dla::cuda::potrf_trap_half_panels(6), 3);
+  EXPECT_EQ(dla::cuda::potrf_trap_half_panels(3), 2);  // at most all but the last
+  EXPECT_EQ(dla::cuda::potrf_trap_half_panels(2), 1);
+  EXPECT_EQ(dla::cuda::potrf_early_groups_trailing(), 2000);
+  EXPECT_EQ(dla::cuda::potrf_group_depth(4096, 0, 2, true), 6);
+  EXPECT_EQ(dla::cuda::potrf_group_depth(4096, 2048, 2, true), 6);  // trailing 2048 > 2000
+  EXPECT_EQ(dla::cuda::potrf_group_depth(4096, 2176, 2, true), 2);  // trailing 1920
+  EXPECT_EQ(dla::cuda::potrf_group_depth(4096, 0, 2, false), 2);   // dpotrf: no early groups
+}
+
 // Which diagonal kernel spotrf takes (potrf_blocking.cpp, potrf_leaf_diag):
 // the leaf kernel up to 12288, where it was measured faster, the tile kernel
 // above.

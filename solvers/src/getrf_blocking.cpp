@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "dla/solvers/lu_cuda.hpp"
+#include "env_knob.hpp"
 
 namespace dla::cuda {
 
@@ -24,10 +25,7 @@ index_t getrf_block_size(index_t m, index_t n) {
 }
 
 bool getrf_pads(index_t m, index_t n) {
-  static const int env = [] {
-    const char* e = std::getenv("DLA_GETRF_PAD");
-    return e && (e[0] == '0' || e[0] == '1') ? e[0] - '0' : -1;
-  }();
+  static const int env = detail::env_yes_no("DLA_GETRF_PAD");
   if (env >= 0) return env == 1;
   // Session 49, H100, sgetrf native, lda = n: 4097 9.96 ms against 4096's
   // 7.60; session 50's profiled split put it in the trailing GEMM (5.9

@@ -6,30 +6,18 @@
 #include <cstdlib>
 
 #include "dla/solvers/cholesky_cuda.hpp"
+#include "env_knob.hpp"
 
 namespace dla::cuda {
 namespace {
 
-// The variable's value if it is an integer in [lo, hi], else 0 (use the rule).
-index_t env_index(const char* name, long long lo, long long hi) {
-  const char* e = std::getenv(name);
-  if (!e) return 0;
-  char* end = nullptr;
-  const long long x = std::strtoll(e, &end, 10);
-  return end != e && *end == '\0' && x >= lo && x <= hi ? index_t(x) : index_t(0);
-}
+using detail::env_index;
+using detail::env_yes_no;
 
 // From this order the bulk update runs on all SMs (potrf_side_sms); below it
 // on a green-context partition, where potrf_group_depth deepens the early
 // groups more.
 constexpr index_t kSideAllSmsFrom = 6144;
-
-// A yes/no rule's override: 1 for a value starting with '1', 0 for '0',
-// -1 (use the rule) when unset or anything else.
-int env_yes_no(const char* name) {
-  const char* e = std::getenv(name);
-  return e && (e[0] == '0' || e[0] == '1') ? e[0] - '0' : -1;
-}
 
 }  // namespace
 

@@ -326,7 +326,8 @@ struct Potrf {
     int step = 0;
     index_t gs = 0;  // first column of the current group
     // Half trapezoids (potrf_trap_half, potrf_blocking.cpp): in a group of
-    // d >= 2 panels, once its first d / 2 panels are done the side stream
+    // d >= 2 panels, once its first (d + 1) / 2 panels
+    // (potrf_trap_half_panels) are done the side stream
     // applies them to the next group's trapezoid (after rest(previous group),
     // which writes there too, in the side stream's order), so that the
     // critical trapezoid at the group's end applies only the other panels.

@@ -4,20 +4,14 @@
 // potrf.cu only (an unnamed namespace: one translation unit includes it);
 // the sizes' rules (block size, depths, side SMs, ...) are in
 // potrf_blocking.cpp, where the tests can reach them.
-#include <cstdlib>
+#include "../env_knob.hpp"
 
 namespace dla::cuda {
 namespace {
 // Comparison switches: on unless the variable is set to a value starting with '0'.
-bool env_switch(const char* name) {
-  const char* e = std::getenv(name);
-  return !(e && e[0] == '0');
-}
+bool env_switch(const char* name) { return detail::env_yes_no(name) != 0; }
 // Opt-in switches: off unless the variable is set to a value starting with '1'.
-bool env_opt_in(const char* name) {
-  const char* e = std::getenv(name);
-  return e && e[0] == '1';
-}
+bool env_opt_in(const char* name) { return detail::env_yes_no(name) == 1; }
 
 // DLA_POTRF_FUSED_PANEL=0 solves the look-ahead's panels with strsm after
 // the diagonal kernel instead of overlapping them (comparison runs).

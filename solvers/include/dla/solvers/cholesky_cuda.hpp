@@ -81,10 +81,11 @@ index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count);
 // (DLA_POTRF_DIAG_LEAF=1 / 0 overrides).
 bool potrf_leaf_diag(index_t n);
 // Whether spotrf's look-ahead (single_tensor_cores as for potrf_group_depth)
-// applies the first half of each group's panels (of groups of 2 or more) to
-// the next group's trapezoid on the side stream as soon as they are done, so
-// that the critical path's trapezoid at the group's end applies only the
-// other half: below kPotrfTrapHalfBelow. DLA_POTRF_TRAP_HALF=1 / 0 overrides.
+// applies the first (larger) half of each group's panels (groups of 2 or
+// more; potrf_trap_half_panels) to the next group's trapezoid on the side
+// stream as soon as they are done, so that the critical path's trapezoid at
+// the group's end applies only the other half: below kPotrfTrapHalfBelow.
+// DLA_POTRF_TRAP_HALF=1 / 0 overrides.
 bool potrf_trap_half(index_t n, bool single_tensor_cores);
 inline constexpr index_t kPotrfTrapHalfBelow = 4608;
 // How many of a halved group's group_depth (>= 2) panels go to the next
