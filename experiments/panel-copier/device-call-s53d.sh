@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 53, call 4 (branch s53-panel-copier): the fused panel with a copier
+# Session 53, call 4 (branch s53-panel-copier, as it ran: the copier opt-in then, the
+# default since; DLA_POTRF_PANEL_COPIER=1 is the default now): the fused panel with a copier
 # warp (DLA_POTRF_PANEL_COPIER=1, potrf_panel_copier.cuh).
 # Prediction (call 3's stamps, 4096 on an H100): the panel's chain per chunk
 # loses the copy (1.3-1.8 us), ~3-3.5 us against the diagonal kernel's ~4.5-5

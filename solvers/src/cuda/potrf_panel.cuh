@@ -2,7 +2,9 @@
 // potrf_panel_kernel: the fused panel of the look-ahead (the panel solve
 // below, upper: right of, a diagonal block, running while a diagonal kernel
 // of potrf_kernels.cuh / potrf_diag_tiles.cuh factors it and following its
-// progress through the flag word of potrf_kernels.cuh).
+// progress through the flag word of potrf_kernels.cuh). Float lower panels of
+// 16-byte aligned blocks run its broadcast form with a copier warp instead
+// (potrf_panel_copier.cuh, session 53).
 #include <cuda_runtime.h>
 
 #include <cstddef>
