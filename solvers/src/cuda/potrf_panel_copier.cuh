@@ -138,34 +138,7 @@ __global__ void __launch_bounds__(kCopierThreads)
     // The last chunk: the next kernel on the stream may launch now.
     if (s == nchunks - 1) asm volatile("griddepcontrol.launch_dependents;");
     float(&b)[8] = acc[0];
-#pragma unroll
-    for (int gi = 0; gi < 4; ++gi) {
-      if (g == gi) {  // warp-uniform
-#pragma unroll
-        for (int q = 0; q < 8; ++q) {
-          const int i = 8 * gi + q;
-          b[q] *= sm.rinv[i];
-          const float* lr = sm.lrow(s, c0 + i);  // lr[j] = L(c0 + j, c0 + i), j > i
-#pragma unroll
-          for (int q2 = q + 1; q2 < 8; ++q2) b[q2] -= b[q] * lr[8 * gi + q2];
-          sm.Xs[c0 + i][row] = b[q];
-        }
-      }
-      named_bar_sync(1, kPanelThreads);
-      if (g > gi) {
-#pragma unroll
-        for (int q = 0; q < 8; ++q) {
-          const int i = 8 * gi + q;
-          const float x = sm.Xs[c0 + i][row];
-          float l[8];
-          const float* lr = sm.lrow(s, c0 + i);
-          load4_aligned(lr + 8 * g, l);
-          load4_aligned(lr + 8 * g + 4, l + 4);
-#pragma unroll
-          for (int q2 = 0; q2 < 8; ++q2) b[q2] -= x * l[q2];
-        }
-      }
-    }
+    panel_bcast_solve(sm, s, g, row, b, [] { named_bar_sync(1, kPanelThreads); });
     DLA_POTRF_PANEL_STAMP(24 + s);  // the solve's arithmetic done
 #pragma unroll
     for (int q = 0; q < 8; ++q) {
@@ -180,18 +153,7 @@ __global__ void __launch_bounds__(kCopierThreads)
     // with sub-panel s; Xs of chunk s is complete after the last barrier).
 #pragma unroll
     for (int d = 1; d < kChunks; ++d)
-      if (s + d < nchunks) {
-#pragma unroll 4
-        for (int c = c0; c < c0 + 32; ++c) {
-          const float x = sm.Xs[c][row];
-          float l[8];
-          const float* lr = sm.lrow(s + d, c);
-          load4_aligned(lr + 8 * g, l);
-          load4_aligned(lr + 8 * g + 4, l + 4);
-#pragma unroll
-          for (int q = 0; q < 8; ++q) acc[d][q] -= x * l[q];
-        }
-      }
+      if (s + d < nchunks) panel_update_part(sm, s + d, c0, c0 + 32, g, row, acc[d]);
 #pragma unroll
     for (int d = 0; d + 1 < kChunks; ++d)
 #pragma unroll
