@@ -12,6 +12,8 @@
 #   GPU_CHECK_SUITES      bench suites (default: gemm getrf potrf batched)
 #   GPU_CHECK_BENCH_ARGS  extra args for every `dla bench` call (e.g. --quick)
 #   GPU_CHECK_CTEST_ARGS  extra args for ctest (e.g. -R Gemm)
+#   GPU_CHECK_SANITIZE_JOBS    sanitizer runs at a time (default 6; one run
+#                         per test and tool)
 #   GPU_CHECK_SANITIZE_FILTER  gtest filter of the sanitize step (default
 #                         '*Sanitize*'; e.g. 'SanitizeLu.*:SanitizeTrsm.*' to
 #                         check only the kernels a change touched)
@@ -61,20 +63,52 @@ if has test; then
 fi
 
 if has sanitize; then
+  # One compute-sanitizer run per (test, tool), GPU_CHECK_SANITIZE_JOBS at a
+  # time (default 6: the racecheck of SanitizeCholesky alone takes ~80 s, the
+  # nine tests one after another ~260 s under both tools). Each run logs to
+  # its own file; sanitize.log holds them in order.
   : > "$OUT/sanitize.log"
+  SAN_JOBS="${GPU_CHECK_SANITIZE_JOBS:-6}"
+  SAN_TMP="$(mktemp -d)"
+  san_runs=()   # "exe<TAB>test<TAB>tool"
   for exe in "$BUILD"/tests/*_test; do
     [ -x "$exe" ] || continue
-    n=$("$exe" --gtest_list_tests --gtest_filter="$SAN_FILTER" 2>/dev/null | grep -c '^  ')
-    [ "$n" -gt 0 ] || continue
-    for tool in memcheck racecheck; do
-      if DLA_EXPECT_GPU=1 compute-sanitizer --tool "$tool" --error-exitcode 99 \
-           "$exe" --gtest_filter="$SAN_FILTER" >> "$OUT/sanitize.log" 2>&1; then
-        note sanitize "$(basename "$exe") $tool: clean ($n tests)"
-      else
-        note sanitize "$(basename "$exe") $tool: ERRORS (see sanitize.log)"; status=1
-      fi
-    done
+    while read -r t; do
+      for tool in memcheck racecheck; do san_runs+=("$exe"$'\t'"$t"$'\t'"$tool"); done
+    done < <("$exe" --gtest_list_tests --gtest_filter="$SAN_FILTER" 2>/dev/null |
+             awk '/^[^ ]/{s=$1} /^  /{print s $1}')
   done
+  t0=$(date +%s)
+  i=0
+  for run in "${san_runs[@]}"; do
+    IFS=$'\t' read -r exe t tool <<< "$run"
+    while [ "$(jobs -rp | wc -l)" -ge "$SAN_JOBS" ]; do wait -n; done
+    ( DLA_EXPECT_GPU=1 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+        "$exe" --gtest_filter="$t" > "$SAN_TMP/$i.log" 2>&1
+      echo $? > "$SAN_TMP/$i.rc" ) &
+    i=$((i + 1))
+  done
+  wait
+  # One summary line per (binary, tool), as before: clean only if every
+  # test's run was.
+  declare -A san_n san_bad
+  for ((j = 0; j < i; j++)); do
+    IFS=$'\t' read -r exe t tool <<< "${san_runs[$j]}"
+    key="$(basename "$exe") $tool"
+    rc=$(cat "$SAN_TMP/$j.rc" 2>/dev/null || echo missing)
+    { echo "== $key $t: rc $rc"; cat "$SAN_TMP/$j.log"; } >> "$OUT/sanitize.log"
+    san_n[$key]=$(( ${san_n[$key]:-0} + 1 ))
+    [ "$rc" = 0 ] || san_bad[$key]="${san_bad[$key]:-} $t"
+  done
+  while IFS= read -r key; do
+    if [ -z "${san_bad[$key]:-}" ]; then
+      note sanitize "$key: clean (${san_n[$key]} tests)"
+    else
+      note sanitize "$key: ERRORS in${san_bad[$key]} (see sanitize.log)"; status=1
+    fi
+  done < <(printf '%s\n' "${!san_n[@]}" | sort)
+  note sanitize "${#san_runs[@]} runs, $SAN_JOBS at a time ($(( $(date +%s) - t0 )) s)"
+  rm -rf "$SAN_TMP"
 fi
 
 if has bench; then

@@ -184,6 +184,17 @@ dla_cholesky_variant(trap_half_off
   ${DLA_CHOLESKY_CORE_CASES}
   DLA_POTRF_TRAP_HALF=0)
 
+# The fused panel's copier warp (potrf_panel_copier.cuh, the float lower
+# default since session 53) at nb = 100 (a partial last chunk of 4 columns),
+# and the broadcast form without it (DLA_POTRF_PANEL_COPIER=0; the upper
+# triangle and misaligned blocks take that form by default).
+dla_cholesky_variant(panel_copier_nb100
+  ${DLA_CHOLESKY_CORE_CASES}
+  DLA_POTRF_NB=100)
+dla_cholesky_variant(panel_copier_off
+  ${DLA_CHOLESKY_CORE_CASES}:CholeskyDevice.MatchesCusolver:CholeskyDevice.BackToBackOnTwoStreams:CholeskyDevice.LowLevelInfoAndUntouchedTriangle
+  DLA_POTRF_PANEL_COPIER=0)
+
 # The critical-path update's tile on a cluster of 2 CTAs instead of the
 # default 4 (potrf_update_cluster.cuh), and on one CTA (potrf_update_kernel,
 # DLA_POTRF_CRIT_CLUSTER=0; session 40).

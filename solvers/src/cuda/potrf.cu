@@ -13,7 +13,10 @@
 //                                     kernels, trsm and gemmt
 //     panel solve                    L21 = A21 L11^-T: in the look-ahead by
 //                                     potrf_panel_kernel while the diagonal
-//                                     kernel runs (fused panel), else strsm
+//                                     kernel runs (fused panel; float lower:
+//                                     potrf_panel_copier_kernel, the same
+//                                     with a warp that copies each released
+//                                     part of L11), else strsm
 //     trailing update                A22 -= L21 L21^T, only the stored triangle:
 //                                     one triangular GEMM launch (sgemmt/dgemmt);
 //                                     in the look-ahead the critical stream's
@@ -46,6 +49,7 @@
 #include "potrf_kernels.cuh"
 #include "potrf_lookahead.cuh"
 #include "potrf_panel.cuh"
+#include "potrf_panel_copier.cuh"
 #include "potrf_switches.cuh"
 #include "potrf_update.cuh"
 #include "potrf_update_cluster.cuh"
@@ -256,15 +260,28 @@ struct Potrf {
       if (narrow && panel_ahead_enabled() && panel_rolled_enabled())
         kernel = panel_bcast_enabled() ? &detail::potrf_panel_kernel<T, 128, true, true, true>
                                        : &detail::potrf_panel_kernel<T, 128, true, true>;
-    DLA_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    // A programmatic dependent of the diagonal kernel (see above).
-    const dla::detail::KernelLaunch launch(
-        reinterpret_cast<cudaStream_t>(s),
-        dim3(unsigned((r + detail::kPanelRows - 1) / detail::kPanelRows)),
-        dim3(detail::kPanelThreads), smem, true);
     const T* L11 = at(off, off);
     T* P = upper ? at(off, off + jb) : at(off + jb, off);
+    const dim3 grid(unsigned((r + detail::kPanelRows - 1) / detail::kPanelRows));
+    // A programmatic dependent of the diagonal kernel (see above).
+    dla::detail::KernelLaunch launch(reinterpret_cast<cudaStream_t>(s), grid,
+                                     dim3(detail::kPanelThreads), smem, true);
+    if constexpr (std::is_same_v<T, float>) {
+      // The lower broadcast form with its copier warp (potrf_panel_copier.cuh,
+      // session 53), where the copier's 16-byte copies of L11 are aligned.
+      if (!upper && kernel == &detail::potrf_panel_kernel<T, 128, true, true, true> &&
+          panel_copier_enabled() && reinterpret_cast<std::uintptr_t>(L11) % 16 == 0 &&
+          lda % 4 == 0) {
+        auto* copier = &detail::potrf_panel_copier_kernel;
+        DLA_CUDA_CHECK(
+            cudaFuncSetAttribute(copier, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        launch.shape(grid, dim3(detail::kCopierThreads), smem);
+        launch(copier, L11, P, lda, int(jb), r, static_cast<const int*>(flag), flag_base);
+        return;
+      }
+    }
+    DLA_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     launch(kernel, L11, P, lda, int(jb), r, upper, static_cast<const int*>(flag), flag_base);
   }
 

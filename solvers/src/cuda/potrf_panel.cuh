@@ -2,7 +2,9 @@
 // potrf_panel_kernel: the fused panel of the look-ahead (the panel solve
 // below, upper: right of, a diagonal block, running while a diagonal kernel
 // of potrf_kernels.cuh / potrf_diag_tiles.cuh factors it and following its
-// progress through the flag word of potrf_kernels.cuh).
+// progress through the flag word of potrf_kernels.cuh). Float lower panels of
+// 16-byte aligned blocks run its broadcast form with a copier warp instead
+// (potrf_panel_copier.cuh, session 53).
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -73,6 +75,62 @@ struct PanelSmem {
 
 template <class T, int NC>
 constexpr std::size_t potrf_panel_smem_bytes() { return sizeof(PanelSmem<T, NC>); }
+
+// b(j) -= sum_{c1 <= c < c2} X(row, c) L(32 s + j, c) for the 8 columns j =
+// 8 g .. 8 g + 7 of chunk s: its update by solved columns (in Xs) and its
+// row block (in Ls).
+template <class T, int NC>
+__device__ __forceinline__ void panel_update_part(PanelSmem<T, NC>& sm, int s, int c1, int c2,
+                                                  int g, int row, T (&b)[8]) {
+#pragma unroll 4
+  for (int c = c1; c < c2; ++c) {
+    const T x = sm.Xs[c][row];
+    T l[8];
+    const T* lr = sm.lrow(s, c);
+    load4_aligned(lr + 8 * g, l);
+    load4_aligned(lr + 8 * g + 4, l + 4);
+#pragma unroll
+    for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
+  }
+}
+
+// The broadcast layout's solve of chunk s (columns c0 = 32 s ..) in b, part
+// g of row `row` (the kernels below): by 8-column blocks gi, part gi solves
+// its 8 columns in registers and writes them to Xs; after sync() (a barrier
+// of every thread that solves) the later parts apply them.
+template <class T, int NC, class Sync>
+__device__ __forceinline__ void panel_bcast_solve(PanelSmem<T, NC>& sm, int s, int g, int row,
+                                                  T (&b)[8], Sync sync) {
+  const int c0 = 32 * s;
+#pragma unroll
+  for (int gi = 0; gi < 4; ++gi) {
+    if (g == gi) {  // warp-uniform
+#pragma unroll
+      for (int q = 0; q < 8; ++q) {
+        const int i = 8 * gi + q;
+        b[q] *= sm.rinv[i];
+        const T* lr = sm.lrow(s, c0 + i);  // lr[j] = L(c0 + j, c0 + i), j > i
+#pragma unroll
+        for (int q2 = q + 1; q2 < 8; ++q2) b[q2] -= b[q] * lr[8 * gi + q2];
+        sm.Xs[c0 + i][row] = b[q];
+      }
+    }
+    sync();
+    if (g > gi) {
+#pragma unroll
+      for (int q = 0; q < 8; ++q) {
+        const int i = 8 * gi + q;
+        const T x = sm.Xs[c0 + i][row];
+        T l[8];
+        const T* lr = sm.lrow(s, c0 + i);
+        load4_aligned(lr + 8 * g, l);
+        load4_aligned(lr + 8 * g + 4, l + 4);
+#pragma unroll
+        for (int q2 = 0; q2 < 8; ++q2) b[q2] -= x * l[q2];
+      }
+    }
+  }
+}
 
 __device__ inline void panel_wait(const int* flag, int target) {
   if (threadIdx.x == 0) {
@@ -215,16 +273,7 @@ __global__ void __launch_bounds__(kPanelThreads)
   // b(j) -= sum_{c1 <= c < c2} X(t, c) L(32 s + j, c): chunk s's update with
   // solved columns (in Xs) and its row block (in Ls).
   auto update = [&](int s, int c1, int c2, T (&b)[8]) {
-#pragma unroll 4
-    for (int c = c1; c < c2; ++c) {
-      const T x = sm.Xs[c][row];
-      T l[8];
-      const T* lr = sm.lrow(s, c);
-      load4_aligned(lr + 8 * g, l);
-      load4_aligned(lr + 8 * g + 4, l + 4);
-#pragma unroll
-      for (int q = 0; q < 8; ++q) b[q] -= x * l[q];
-    }
+    panel_update_part(sm, s, c1, c2, g, row, b);
   };
   // Waits for sub-panel s and solves chunk s in b: X(t, chunk) := b, in
   // shared memory and global memory; ends with a barrier, after which Xs and
@@ -244,34 +293,7 @@ __global__ void __launch_bounds__(kPanelThreads)
       // By 8-column blocks gi: its part solves them in registers (the same
       // FMAs, in the same order, as the shuffled steps below) and writes
       // them to Xs; after a barrier the later parts apply them.
-#pragma unroll
-      for (int gi = 0; gi < 4; ++gi) {
-        if (g == gi) {  // warp-uniform
-#pragma unroll
-          for (int q = 0; q < 8; ++q) {
-            const int i = 8 * gi + q;
-            b[q] *= sm.rinv[i];
-            const T* lr = sm.lrow(s, c0 + i);  // lr[j] = L(c0 + j, c0 + i), j > i
-#pragma unroll
-            for (int q2 = q + 1; q2 < 8; ++q2) b[q2] -= b[q] * lr[8 * gi + q2];
-            sm.Xs[c0 + i][row] = b[q];
-          }
-        }
-        __syncthreads();
-        if (g > gi) {
-#pragma unroll
-          for (int q = 0; q < 8; ++q) {
-            const int i = 8 * gi + q;
-            const T x = sm.Xs[c0 + i][row];
-            T l[8];
-            const T* lr = sm.lrow(s, c0 + i);
-            load4_aligned(lr + 8 * g, l);
-            load4_aligned(lr + 8 * g + 4, l + 4);
-#pragma unroll
-            for (int q2 = 0; q2 < 8; ++q2) b[q2] -= x * l[q2];
-          }
-        }
-      }
+      panel_bcast_solve(sm, s, g, row, b, [] { __syncthreads(); });
     } else {
 #pragma unroll
       for (int i = 0; i < 32; ++i) {

@@ -46,6 +46,14 @@ bool diag_split_enabled() {
   return v;
 }
 
+// DLA_POTRF_PANEL_COPIER=0 runs the fused panel's float lower broadcast form
+// without its copier warp (potrf_panel_copier.cuh; the default since session
+// 53: spotrf 4096 1.217-1.223 ms against 1.297-1.310 on an H100).
+bool panel_copier_enabled() {
+  static const bool v = env_switch("DLA_POTRF_PANEL_COPIER");
+  return v;
+}
+
 // DLA_POTRF_PDL=0 launches the float tile kernel for diagonal blocks plainly
 // instead of as a programmatic dependent of the kernel before it (A/B runs;
 // DLA_GEMM_NO_PDL=1 does the same for the update GEMMs).
