@@ -69,6 +69,10 @@ if has sanitize; then
   # its own file; sanitize.log holds them in order.
   : > "$OUT/sanitize.log"
   SAN_JOBS="${GPU_CHECK_SANITIZE_JOBS:-6}"
+  if ! [[ "$SAN_JOBS" =~ ^[1-9][0-9]*$ ]]; then
+    note sanitize "GPU_CHECK_SANITIZE_JOBS='$SAN_JOBS' is not a positive integer; using 6"
+    SAN_JOBS=6
+  fi
   SAN_TMP="$(mktemp -d)"
   san_runs=()   # "exe<TAB>test<TAB>tool"
   for exe in "$BUILD"/tests/*_test; do
@@ -100,7 +104,9 @@ if has sanitize; then
     san_n[$key]=$(( ${san_n[$key]:-0} + 1 ))
     [ "$rc" = 0 ] || san_bad[$key]="${san_bad[$key]:-} $t"
   done
+  [ "${#san_runs[@]}" -gt 0 ] || { note sanitize "no test matches '$SAN_FILTER'"; status=1; }
   while IFS= read -r key; do
+    [ -n "$key" ] || continue
     if [ -z "${san_bad[$key]:-}" ]; then
       note sanitize "$key: clean (${san_n[$key]} tests)"
     else
