@@ -3,7 +3,7 @@
 # (seconds left of LIMIT), the carried build unpacked (scripts/carry-build.sh)
 # as B, gpu_check_carried (the project's gpu-check of that build), ab_getrf
 # (one getrf A/B row set), ab_potrf (rounds of spotrf over one knob's values),
-# trace_potrf, gpu_line and sweep_potrf. Since session 50; the scripts of earlier sessions carry the
+# trace_potrf, gpu_line, sweep_potrf and cholesky_checks. Since session 50; the scripts of earlier sessions carry the
 # same lines inline, as they ran (session 51's ab_potrf / gpu_line too).
 set -u
 O="${OUT:-/tmp/out}"; mkdir -p "$O"
@@ -77,5 +77,26 @@ sweep_potrf() {
         --repeat 10 2>/dev/null |
         awk -v r="$r" -v c="$cfg" '/^potrf .*spotrf/{print "round " r, c, $4, $5, $8, $9, $10}'
     done
+  done
+}
+
+# cholesky_checks RESERVE [VAR=value ...]: every cholesky ctest entry of the
+# carried build (-j 8, stopping RESERVE seconds before LIMIT), then memcheck,
+# racecheck and synccheck of SanitizeCholesky at once, all with the
+# environment given; logs to $O/ctest.txt and $O/san-TOOL.txt, one line each
+# to $O/gpu.txt. Since session 53.
+cholesky_checks() {
+  local reserve=$1 tool; shift
+  (cd "$B" && env "$@" DLA_EXPECT_GPU=1 DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 \
+    timeout $(( $(left) - reserve )) ctest -R cholesky -j 8 --output-on-failure) > "$O/ctest.txt" 2>&1
+  echo "ctest rc $? at ${SECONDS} s" >> "$O/gpu.txt"
+  for tool in memcheck racecheck synccheck; do
+    env "$@" DLA_EXPECT_GPU=1 timeout $(( $(left) - 8 )) compute-sanitizer --tool $tool \
+      --error-exitcode 99 "$B/tests/sanitize_test" --gtest_filter='SanitizeCholesky*' \
+      > "$O/san-$tool.txt" 2>&1 &
+  done
+  wait
+  for tool in memcheck racecheck synccheck; do
+    echo "$tool: $(grep -E 'SUMMARY|PASSED|FAILED' "$O/san-$tool.txt" | tr '\n' ' ')" >> "$O/gpu.txt"
   done
 }

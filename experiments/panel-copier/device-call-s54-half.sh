@@ -22,16 +22,6 @@ BITWISE_VAR=DLA_POTRF_HALF_RELEASE timeout 90 /opt/torch/.venv/bin/python3 \
 for v in 0 1; do
   DLA_POTRF_HALF_RELEASE=$v timeout 40 "$B/extra/timeline" -q 4096 > "$O/stamps-half$v.txt" 2>&1
 done
-(cd "$B" && DLA_EXPECT_GPU=1 DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 \
-  timeout $(( $(left) - 100 )) ctest -R cholesky -j 8 --output-on-failure) > "$O/ctest.txt" 2>&1
-echo "ctest rc $? at ${SECONDS} s" >> "$O/gpu.txt"
-for tool in memcheck racecheck synccheck; do
-  DLA_EXPECT_GPU=1 timeout $(( $(left) - 8 )) compute-sanitizer --tool $tool --error-exitcode 99 \
-    $B/tests/sanitize_test --gtest_filter='SanitizeCholesky*' > "$O/san-$tool.txt" 2>&1 &
-done
-wait
-for tool in memcheck racecheck synccheck; do
-  echo "$tool: $(grep -E 'SUMMARY|PASSED|FAILED' "$O/san-$tool.txt" | tr '\n' ' ')" >> "$O/gpu.txt"
-done
+cholesky_checks 100
 cat "$O/gpu.txt" "$O/sweep.txt"; grep -h "median\|sum of" "$O"/stamps-*.txt
 grep -E "tests passed|tests failed|Failed  " "$O/ctest.txt" | head

@@ -21,15 +21,5 @@ for r in 1 2; do
   done
 done
 echo "probe end at ${SECONDS} s" >> "$O/gpu.txt"
-(cd "$B" && DLA_EXPECT_GPU=1 DLA_TEST_PYTHON3=/opt/torch/.venv/bin/python3 \
-  timeout $(( $(left) - 100 )) ctest -R cholesky -j 8 --output-on-failure) > "$O/ctest.txt" 2>&1
-echo "ctest rc $? at ${SECONDS} s" >> "$O/gpu.txt"
-for tool in memcheck racecheck synccheck; do
-  DLA_EXPECT_GPU=1 timeout $(( $(left) - 8 )) compute-sanitizer --tool $tool --error-exitcode 99 \
-    $B/tests/sanitize_test --gtest_filter='SanitizeCholesky*' > "$O/san-$tool.txt" 2>&1 &
-done
-wait
-for tool in memcheck racecheck synccheck; do
-  echo "$tool: $(grep -E 'SUMMARY|PASSED|FAILED' "$O/san-$tool.txt" | tr '\n' ' ')" >> "$O/gpu.txt"
-done
+cholesky_checks 100
 cat "$O/gpu.txt" "$O/uplo.txt"; grep -E "tests passed|tests failed|Failed  " "$O/ctest.txt" | head

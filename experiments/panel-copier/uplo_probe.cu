@@ -14,42 +14,23 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
+#include "../common/probe_util.cuh"
 #include "dla/solvers/cholesky_cuda.hpp"
-
-#define CK(x)                                                                        \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 int main(int argc, char** argv) {
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   for (int a = 1; a < argc; ++a) {
     const long n = std::atol(argv[a]);
-    // Symmetric, entries uniform in [-1, 1) off the diagonal and n on it:
-    // strictly diagonally dominant, so SPD.
-    std::vector<float> A(std::size_t(n * n));
-    std::mt19937 gen{static_cast<unsigned>(n)};
-    std::uniform_real_distribution<float> u(-1.f, 1.f);
-    for (long j = 0; j < n; ++j)
-      for (long i = j; i < n; ++i) {
-        const float v = i == j ? float(n) : u(gen);
-        A[i + j * n] = v;
-        A[j + i * n] = v;
-      }
     float *dA0, *dA;
     int* info;
     CK(cudaMalloc(&dA0, sizeof(float) * n * n));
     CK(cudaMalloc(&dA, sizeof(float) * n * n));
     CK(cudaMalloc(&info, sizeof(int)));
-    CK(cudaMemcpy(dA0, A.data(), sizeof(float) * n * n, cudaMemcpyHostToDevice));
+    probe_make_spd<<<264, 256, 0, s>>>(dA0, int(n), 11u);  // both triangles, SPD
+    CK(cudaGetLastError());
     for (dla::Uplo uplo : {dla::Uplo::Lower, dla::Uplo::Upper}) {
       const std::size_t ws_bytes = dla::cuda::spotrf_buffer_size(n, dA, n);
       void* ws = nullptr;
