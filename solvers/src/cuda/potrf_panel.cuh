@@ -132,15 +132,20 @@ __device__ __forceinline__ void panel_bcast_solve(PanelSmem<T, NC>& sm, int s, i
   }
 }
 
-__device__ inline void panel_wait(const int* flag, int target) {
-  if (threadIdx.x == 0) {
-    int v;
-    for (;;) {
-      asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-      if (v >= target) break;
-      __nanosleep(100);
-    }
+// Until the progress word reaches target (acquire), sleeping SleepNs between
+// polls; one thread polls, the caller makes the others wait.
+template <unsigned SleepNs>
+__device__ __forceinline__ void panel_flag_poll(const int* flag, int target) {
+  int v;
+  for (;;) {
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+    if (v >= target) break;
+    __nanosleep(SleepNs);
   }
+}
+
+__device__ inline void panel_wait(const int* flag, int target) {
+  if (threadIdx.x == 0) panel_flag_poll<100>(flag, target);
   __syncthreads();
 }
 

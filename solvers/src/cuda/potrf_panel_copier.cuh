@@ -70,15 +70,7 @@ __global__ void __launch_bounds__(kCopierThreads)
     for (int s = 0; s < nchunks; ++s) {
       const int c0 = 32 * s;
       if (s > 0) named_bar_sync(3, kAll);
-      if (lane == 0) {
-        const int target = flag_base + (s + 1) * kWarpsDiag;
-        int v;
-        for (;;) {
-          asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-          if (v >= target) break;
-          __nanosleep(32);
-        }
-      }
+      if (lane == 0) panel_flag_poll<32>(flag, flag_base + (s + 1) * kWarpsDiag);
       __syncwarp();
       DLA_POTRF_PANEL_STAMP(3 + 5 * s);
       // The diagonal block: quad e = (column i = e / 8, rows 4 (e % 8) ..).
