@@ -178,14 +178,14 @@ FileWriter::FileWriter(const std::string& path, WriteOptions opt) : impl_(std::m
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) fail(path, "", "is a folder, not a file");
-    if (!opt.force) fail(path, "", "already exists (use force to overwrite it)");
+    if (!opt.force) fail(path, "", "already exists (--force, or WriteOptions::force, overwrites it)");
   } else if (!opt.force && ::lstat(path.c_str(), &st) == 0) {
     // A dangling symbolic link: the name is taken (commit's link(2) would
     // fail, after all the work), though stat() finds nothing behind it.
     std::error_code ec;
     const std::string to = std::filesystem::read_symlink(path, ec).string();
     fail(path, "", "already exists as a symbolic link to '" + to +
-                       "', which does not exist (use force to replace the link)");
+                       "', which does not exist (--force, or WriteOptions::force, replaces the link)");
   }
   const std::filesystem::path p(path);
   w.dir = p.parent_path().string();
@@ -349,10 +349,10 @@ void FileWriter::commit() {
         ::unlink(w.tmp.c_str());
       } else {
         const int e = errno;
-        if (e == EEXIST) fail(w.path, "", "already exists (created while writing; use force to overwrite it)");
+        if (e == EEXIST) fail(w.path, "", "already exists (created while writing; --force, or WriteOptions::force, overwrites it)");
         struct stat st {};
         if (::stat(w.path.c_str(), &st) == 0)
-          fail(w.path, "", "already exists (created while writing; use force to overwrite it)");
+          fail(w.path, "", "already exists (created while writing; --force, or WriteOptions::force, overwrites it)");
         if (::rename(w.tmp.c_str(), w.path.c_str()) != 0)  // a file system without hard links
           fail(w.path, "", "cannot rename the temporary file into place: " + errno_text(errno));
       }
