@@ -19,6 +19,7 @@
 #      main, main without the copier, the branch, the branch without the
 #      half release, the branch without the ahead loop;
 #   5. the stamped timeline at 4096 with both off (main's kernels) and both on;
+#      a traced run at 4096 and 16384 and its time split (split.py);
 #   6. `dla bench potrf` of main and of the branch (the table's rows).
 # Predictions (session 54): (1) the ahead loop's leaf factorization 15-27%
 # shorter (session 44's measurement of the same idea), the kernel alone ~1 us
@@ -59,6 +60,11 @@ done
 echo "sweep end at ${SECONDS} s" >> "$O/gpu.txt"
 DLA_POTRF_HALF_RELEASE=0 DLA_POTRF_LEAF_AHEAD=0 timeout 40 "$B/extra/timeline" -q 4096 > "$O/stamps-off.txt" 2>&1
 timeout 40 "$B/extra/timeline" -q 4096 > "$O/stamps-on.txt" 2>&1
+# The time split (the issue's report): one traced run at 4096 and 16384,
+# grouped by experiments/timeline/split.py (the stamped timeline: thread 0 of
+# each diagonal and panel kernel also stores a few clock stamps).
+timeout 60 "$B/extra/timeline" 4096 16384 > "$O/timeline.txt" 2>&1
+/opt/torch/.venv/bin/python3 experiments/timeline/split.py "$O/timeline.txt" > "$O/split.txt" 2>&1
 for bin in "$M" "$B/apps/dla"; do
   [ "$(left)" -gt 45 ] || break
   echo "== bench potrf $bin" >> "$O/bench.txt"
@@ -68,8 +74,8 @@ echo "end at ${SECONDS} s" >> "$O/gpu.txt"
 # At most 8 files come back: fold the small ones into main.txt.
 { cat "$O/gpu.txt" "$O/sweep.txt"; grep -E "tests passed|tests failed|Failed  |\*\*\*" "$O/ctest.txt" | head -20
   grep -h "equal\|DIFFERENT\|best" "$O/probe.txt"; grep -h "median\|sum of" "$O"/stamps-*.txt
-  grep -E "^potrf" "$O/bench.txt" | grep -E "tf32x3 +(spotrf|sposv)"; } > "$O/main.txt"
-rm -f "$O/gpu.txt" "$O/sweep.txt"
+  cat "$O/split.txt"; grep -E "^potrf" "$O/bench.txt" | grep -E "tf32x3 +(spotrf|sposv)"; } > "$O/main.txt"
+rm -f "$O/gpu.txt" "$O/sweep.txt" "$O/split.txt"
 tail -n 25 "$O"/san-*.txt > "$O/san.txt" && rm -f "$O"/san-*.txt
 cat "$O/main.txt"
 find "$O" -type f | sort
