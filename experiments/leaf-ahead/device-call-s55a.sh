@@ -17,7 +17,9 @@
 #      SanitizeCholesky;
 #   4. spotrf tf32x3 at 2048 3000 4096 5000 8192, two rounds interleaved:
 #      main, main without the copier, the branch, the branch without the
-#      half release, the branch without the ahead loop;
+#      half release, the branch without the ahead loop; then 12288 and 16384
+#      with the branch's rule (the tile diagonal kernel there) and with the
+#      leaf kernel forced (DLA_POTRF_DIAG_LEAF=1);
 #   5. the stamped timeline at 4096 with both off (main's kernels) and both on;
 #      a traced run at 4096 and 16384 and its time split (split.py);
 #   6. `dla bench potrf` of main and of the branch (the table's rows).
@@ -28,7 +30,9 @@
 # ~1.21-1.23 (1.24-1.26x); the half release -30 to -45 us at 4096, the ahead
 # loop -20 to -30 us more now that the panel keeps up with the diagonal
 # kernel (it was at parity in session 44, when the panel bound each step);
-# both: 4096 ~1.15-1.17 ms; 8192 -1 to -2%; (5) the panel's tail after the
+# both: 4096 ~1.15-1.17 ms; 8192 -1 to -2%; 12288 / 16384 with the leaf
+# kernel forced: within 1% either way (most steps there wait for the bulk
+# update); (5) the panel's tail after the
 # diagonal kernel ~3-3.7 us with both off, ~2-2.3 with the half release.
 LIMIT=${LIMIT:-580}
 . "$(dirname "$0")/../common/device_call.sh"
@@ -41,7 +45,7 @@ for var in DLA_POTRF_LEAF_AHEAD DLA_POTRF_HALF_RELEASE; do
     experiments/panel-copier/bitwise.py "$B/apps/dla" /tmp 4096 3001 >> "$O/gpu.txt" 2>&1
   echo "bitwise $var rc $? at ${SECONDS} s" >> "$O/gpu.txt"
 done
-cholesky_checks 330
+cholesky_checks 300
 for r in 1 2; do
   [ "$(left)" -gt 120 ] || { echo "sweep stopped at ${SECONDS} s" >> "$O/sweep.txt"; break; }
   for cfg in main main-copier0 next next-half0 next-ahead0; do
@@ -54,6 +58,18 @@ for r in 1 2; do
     esac
     env "${env[@]}" timeout 40 "$bin" bench potrf --sizes 2048 3000 4096 5000 8192 \
       --variants tf32x3 --repeat 10 2>/dev/null |
+      awk -v r="$r" -v c="$cfg" '/^potrf .*spotrf/{print "round " r, c, $4, $5, $8, $9, $10}' >> "$O/sweep.txt"
+  done
+done
+# Large n: the tile diagonal kernel runs above 12288 (the leaf kernel was 1%
+# slower at 16384 in session 37, before the copier and the ahead loop);
+# the branch with the leaf kernel forced there.
+for r in 1 2; do
+  [ "$(left)" -gt 110 ] || break
+  for cfg in next next-leaf1; do
+    env=(); [ $cfg = next-leaf1 ] && env=(DLA_POTRF_DIAG_LEAF=1)
+    env "${env[@]}" timeout 60 "$B/apps/dla" bench potrf --sizes 12288 16384 --variants tf32x3 \
+      --repeat 10 2>/dev/null |
       awk -v r="$r" -v c="$cfg" '/^potrf .*spotrf/{print "round " r, c, $4, $5, $8, $9, $10}' >> "$O/sweep.txt"
   done
 done
