@@ -3,9 +3,13 @@
 # panel (experiments/panel-copier/copier-upper.patch: the upper triangle and
 # misaligned lower blocks copy L11 one element per cp.async; lower aligned
 # blocks keep the 16-byte copies, whose PTX the patch leaves unchanged).
-# Before the call: `git apply experiments/panel-copier/copier-upper.patch`,
-# build, then `bash scripts/carry-build.sh build /tmp/uplo_probe` with
-# uplo_probe built as its header says.
+# Before the call: `git apply experiments/panel-copier/copier-upper.patch`
+# on main as of session 53, or, once experiments/leaf-ahead/s54-next.patch
+# is in (session 54: the copier's last chunk in halves),
+# `git apply experiments/panel-copier/copier-upper-on-next.patch` on top of
+# it (the lower aligned copier's PTX unchanged by it, compared); build, then
+# `bash scripts/carry-build.sh build /tmp/uplo_probe` with uplo_probe built
+# as its header says.
 # Prediction: upper spotrf as much faster as lower was in session 53 (4096
 # ~-6%, 2048 ~-7%, 8192 ~-2.5%); lower unchanged; every cholesky ctest entry
 # passes (FactorAndSolveMatchHost and LargeSizes run both triangles;
