@@ -51,6 +51,18 @@ TEST(CholeskyHost, FactorAndSolve) {
   check_factor_and_solve<float>(ctx, 300, Uplo::Lower, 500, 77);  // many right-hand sides
 }
 
+// The largest host order (#5: n = 1 ... 3001 on both backends), in a
+// test of its own: several 64-wide blocks' worth of the blocked host path's
+// panel solves and rank updates, both triangles, both precisions.
+TEST(CholeskyHost, FactorAndSolve3001) {
+  const dla::Context ctx = dla::Context::host();
+  std::uint64_t seed = 3001;
+  for (Uplo u : {Uplo::Lower, Uplo::Upper}) {
+    check_factor_and_solve<float>(ctx, 3001, u, 3, seed++);
+    check_factor_and_solve<double>(ctx, 3001, u, 2, seed++);
+  }
+}
+
 TEST(CholeskyHost, StopsAtKnownMinor) {
   const dla::Context ctx = dla::Context::host();
   for (Uplo u : {Uplo::Lower, Uplo::Upper})
