@@ -17,9 +17,10 @@
 #      SanitizeCholesky;
 #   4. spotrf tf32x3 at 2048 3000 4096 5000 8192, two rounds interleaved:
 #      main, main without the copier, the branch, the branch without the
-#      half release, the branch without the ahead loop; then 12288 and 16384
-#      with the branch's rule (the tile diagonal kernel there) and with the
-#      leaf kernel forced (DLA_POTRF_DIAG_LEAF=1);
+#      half release, the branch without the ahead loop; then 8192, 12288
+#      and 16384 with the branch's rule, the leaf kernel forced
+#      (DLA_POTRF_DIAG_LEAF=1), and the fused panels of more than 1 / 4000 /
+#      8000 rows launched after the diagonal kernel (DLA_POTRF_PANEL_AFTER_ROWS);
 #   5. the stamped timeline at 4096 with both off (main's kernels) and both on;
 #      a traced run at 4096 and 16384 and its time split (split.py);
 #   6. `dla bench potrf` of main and of the branch (the table's rows).
@@ -32,7 +33,12 @@
 # kernel (it was at parity in session 44, when the panel bound each step);
 # both: 4096 ~1.15-1.17 ms; 8192 -1 to -2%; 12288 / 16384 with the leaf
 # kernel forced: within 1% either way (most steps there wait for the bulk
-# update); (5) the panel's tail after the
+# update); the panels after the diagonal kernel: if waiting panel blocks
+# starve the bulk update (session 35's finding that the critical kernels
+# took ~0.8 ms of a group's SM time), 16384 -0.3 to -1.5 ms with X = 4000 or
+# 8000 (the panels beside it where the chain bounds the step), X = 1 less or
+# worse, 8192 worse with X = 1 (its chain matters more); if not, every X
+# slower; (5) the panel's tail after the
 # diagonal kernel ~3-3.7 us with both off, ~2-2.3 with the half release.
 LIMIT=${LIMIT:-580}
 . "$(dirname "$0")/../common/device_call.sh"
@@ -61,14 +67,19 @@ for r in 1 2; do
       awk -v r="$r" -v c="$cfg" '/^potrf .*spotrf/{print "round " r, c, $4, $5, $8, $9, $10}' >> "$O/sweep.txt"
   done
 done
-# Large n: the tile diagonal kernel runs above 12288 (the leaf kernel was 1%
-# slower at 16384 in session 37, before the copier and the ahead loop);
-# the branch with the leaf kernel forced there.
+# Large n, the branch: its rule; the leaf diagonal kernel forced above 12288
+# (the tile kernel runs there: the leaf kernel was 1% slower at 16384 in
+# session 37, before the copier and the ahead loop); fused panels of more
+# than X rows launched after the diagonal kernel (DLA_POTRF_PANEL_AFTER_ROWS).
 for r in 1 2; do
   [ "$(left)" -gt 110 ] || break
-  for cfg in next next-leaf1; do
-    env=(); [ $cfg = next-leaf1 ] && env=(DLA_POTRF_DIAG_LEAF=1)
-    env "${env[@]}" timeout 60 "$B/apps/dla" bench potrf --sizes 12288 16384 --variants tf32x3 \
+  for cfg in next next-leaf1 next-after1 next-after4000 next-after8000; do
+    case $cfg in
+      next) env=() ;;
+      next-leaf1) env=(DLA_POTRF_DIAG_LEAF=1) ;;
+      next-after*) env=(DLA_POTRF_PANEL_AFTER_ROWS=${cfg#next-after}) ;;
+    esac
+    env "${env[@]}" timeout 60 "$B/apps/dla" bench potrf --sizes 8192 12288 16384 --variants tf32x3 \
       --repeat 10 2>/dev/null |
       awk -v r="$r" -v c="$cfg" '/^potrf .*spotrf/{print "round " r, c, $4, $5, $8, $9, $10}' >> "$O/sweep.txt"
   done
