@@ -18,6 +18,11 @@ namespace dla::io {
 using namespace detail;
 
 namespace {
+
+// How an existing target is replaced, for the "already exists" errors: the
+// CLI's flag and the library's option.
+constexpr const char* kForceHint = "--force, or WriteOptions::force,";
+
 // The temporaries of live writers, for remove_temporary_files() in a signal
 // handler: fixed slots, a lock-free state per slot (0 free, 1 being filled
 // or emptied, 2 holding a path). Best effort: with every slot taken a
@@ -178,14 +183,15 @@ FileWriter::FileWriter(const std::string& path, WriteOptions opt) : impl_(std::m
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) fail(path, "", "is a folder, not a file");
-    if (!opt.force) fail(path, "", "already exists (--force, or WriteOptions::force, overwrites it)");
+    if (!opt.force)
+      fail(path, "", std::string("already exists (") + kForceHint + " overwrites it)");
   } else if (!opt.force && ::lstat(path.c_str(), &st) == 0) {
     // A dangling symbolic link: the name is taken (commit's link(2) would
     // fail, after all the work), though stat() finds nothing behind it.
     std::error_code ec;
     const std::string to = std::filesystem::read_symlink(path, ec).string();
     fail(path, "", "already exists as a symbolic link to '" + to +
-                       "', which does not exist (--force, or WriteOptions::force, replaces the link)");
+                       "', which does not exist (" + kForceHint + " replaces the link)");
   }
   const std::filesystem::path p(path);
   w.dir = p.parent_path().string();
@@ -349,10 +355,10 @@ void FileWriter::commit() {
         ::unlink(w.tmp.c_str());
       } else {
         const int e = errno;
-        if (e == EEXIST) fail(w.path, "", "already exists (created while writing; --force, or WriteOptions::force, overwrites it)");
         struct stat st {};
-        if (::stat(w.path.c_str(), &st) == 0)
-          fail(w.path, "", "already exists (created while writing; --force, or WriteOptions::force, overwrites it)");
+        if (e == EEXIST || ::stat(w.path.c_str(), &st) == 0)
+          fail(w.path, "", std::string("already exists (created while writing; ") + kForceHint +
+                               " overwrites it)");
         if (::rename(w.tmp.c_str(), w.path.c_str()) != 0)  // a file system without hard links
           fail(w.path, "", "cannot rename the temporary file into place: " + errno_text(errno));
       }
