@@ -51,7 +51,7 @@ for var in DLA_POTRF_LEAF_AHEAD DLA_POTRF_HALF_RELEASE; do
     experiments/panel-copier/bitwise.py "$B/apps/dla" /tmp 4096 3001 >> "$O/gpu.txt" 2>&1
   echo "bitwise $var rc $? at ${SECONDS} s" >> "$O/gpu.txt"
 done
-cholesky_checks 300
+cholesky_checks ${CHECK_RESERVE:-300}
 for r in 1 2; do
   [ "$(left)" -gt 120 ] || { echo "sweep stopped at ${SECONDS} s" >> "$O/sweep.txt"; break; }
   for cfg in main main-copier0 next next-half0 next-ahead0; do
