@@ -62,6 +62,15 @@ struct Rec {
 };
 std::vector<Rec> g_recs;
 
+// Launched first in every traced run and dropped from the dump (session 55):
+// a traced run's first kernel was followed by a stall in which no kernel ran
+// (4.4 ms at 4096, 0.7 ms at 16384 on an H100 in session 54, for dla and
+// cuSOLVER alike, absent from the untraced runs), which split.py counted as
+// part of the factorization. The marker takes that stall; the timed kernels
+// start after it.
+__global__ void timeline_marker_kernel() {}
+constexpr const char* kMarkerName = "timeline_marker_kernel";
+
 void CUPTIAPI buffer_requested(uint8_t** buf, size_t* size, size_t* max_records) {
   *size = 8 << 20;
   *buf = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
@@ -98,6 +107,9 @@ std::string shorten(const std::string& s) {
 
 void dump(const char* lib, int n, double median_ms) {
   CKP(cuptiActivityFlushAll(1));
+  g_recs.erase(std::remove_if(g_recs.begin(), g_recs.end(),
+                              [](const Rec& r) { return r.name.find(kMarkerName) != std::string::npos; }),
+               g_recs.end());
   std::sort(g_recs.begin(), g_recs.end(), [](const Rec& a, const Rec& b) { return a.start < b.start; });
   std::printf("== %s n=%d untraced median %.3f ms, traced kernels %zu", lib, n, median_ms, g_recs.size());
   if (!g_recs.empty()) {
@@ -177,6 +189,8 @@ int main(int argc, char** argv) {
         DLA_CUDA_CHECK(cudaMemcpyAsync(A, A0, sizeof(float) * n * n, cudaMemcpyDeviceToDevice, s));
         DLA_CUDA_CHECK(cudaStreamSynchronize(s));
         CKP(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+        timeline_marker_kernel<<<1, 1, 0, s>>>();
+        DLA_CUDA_CHECK(cudaStreamSynchronize(s));
         run();
         DLA_CUDA_CHECK(cudaDeviceSynchronize());
         CKP(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
