@@ -153,7 +153,8 @@ TEST(CholeskyHost, DepthRule) {
 // the rule's depth otherwise.
 TEST(CholeskyHost, GroupDepthRule) {
   for (const char* v : {"DLA_POTRF_EARLY_GROUPS", "DLA_POTRF_DEPTH", "DLA_POTRF_EARLY_EXTRA",
-                        "DLA_POTRF_EARLY_TRAILING"})
+                        "DLA_POTRF_EARLY_TRAILING", "DLA_POTRF_FIRST_DEPTH", "DLA_POTRF_LATE_DEPTH",
+                        "DLA_POTRF_LATE_TRAILING"})
     if (std::getenv(v)) GTEST_SKIP() << v << " overrides the rule";
   EXPECT_EQ(dla::cuda::potrf_early_groups_trailing(), dla::cuda::kPotrfEarlyGroupsTrailing);
   // The groups of panels (nb = 128) from column 0, as the look-ahead walks them.

@@ -125,6 +125,19 @@ index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_ten
   // sets the extra depth; the trailing order comes from
   // potrf_early_groups_trailing (DLA_POTRF_EARLY_TRAILING).
   static const index_t extra = env_index("DLA_POTRF_EARLY_EXTRA", 1, 16);
+  // Tuning knobs (session 55, for large n, where the first group's steps run
+  // before any bulk update and the last groups' steps wait on the chain):
+  // DLA_POTRF_FIRST_DEPTH sets the depth of the group at column 0;
+  // DLA_POTRF_LATE_DEPTH caps the depth of the groups that start where the
+  // trailing order is at most DLA_POTRF_LATE_TRAILING (default 2600).
+  static const index_t first = env_index("DLA_POTRF_FIRST_DEPTH", 1, 16);
+  static const index_t late = env_index("DLA_POTRF_LATE_DEPTH", 1, 16);
+  static const index_t late_trailing = [] {
+    const index_t t = env_index("DLA_POTRF_LATE_TRAILING", 1, 1 << 30);
+    return t ? t : kPotrfEarlyGroupsTrailing;
+  }();
+  if (first && col == 0) return first;
+  if (late && n - col <= late_trailing) return depth < late ? depth : late;
   const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform;
   if (!on || n - col <= potrf_early_groups_trailing()) return depth;
   if (extra) return depth + extra;
@@ -177,6 +190,13 @@ bool potrf_leaf_diag(index_t n) {
   // faster one at orders 100 and 128 (session 36, leaf_probe; 64 was
   // timed only in its first form, 16.0 against 18.7 us).
   return n <= 12288;
+}
+
+index_t potrf_leaf_tail(index_t n) {
+  // DLA_POTRF_DIAG_LEAF=1 / 0 decides for every step (potrf_leaf_diag).
+  if (env_yes_no("DLA_POTRF_DIAG_LEAF") >= 0 || potrf_leaf_diag(n)) return 0;
+  static const index_t env = env_index("DLA_POTRF_LEAF_TAIL", 1, 1 << 30);
+  return env;
 }
 
 bool potrf_trap_half(index_t n, bool single_tensor_cores) {

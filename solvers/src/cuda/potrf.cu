@@ -330,8 +330,11 @@ struct Potrf {
     // rest(group) in two launches where the bulk update runs on all SMs
     // (potrf_rest_split, potrf_blocking.cpp).
     const bool split_rest = potrf_rest_split(side == res.side);
-    const Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores, leaf_diag,
-                     res.sm_count};
+    Potrf<T> c{reinterpret_cast<stream_t>(crit), upper, A, lda, info, tensor_cores, leaf_diag,
+               res.sm_count};
+    // The leaf diagonal kernel in the last steps where the rule does not
+    // take it for the whole order (potrf_leaf_tail, potrf_blocking.cpp).
+    const index_t leaf_tail = std::is_same_v<T, float> && !leaf_diag ? potrf_leaf_tail(n) : 0;
     const Potrf<T> on_side{reinterpret_cast<stream_t>(side), upper, A, lda, info};
     DLA_CUDA_CHECK(cudaEventRecord(res.start, caller));
     DLA_CUDA_CHECK(cudaStreamWaitEvent(crit, res.start, 0));
@@ -358,6 +361,7 @@ struct Potrf {
       const index_t jb = std::min(nb, n - j);
       const index_t r = n - j - jb;
       trace.mark(step, LookaheadTrace::kDiag, crit);
+      if (leaf_tail > 0 && n - j <= leaf_tail) c.leaf_diag = true;
       if (jb <= detail::kDiagMax && fused_panel_enabled()) {
         c.diag_and_panel(j, jb, r, res.flag, step * detail::kPanelFlagStep);
       } else {
