@@ -49,6 +49,19 @@ dla_cholesky_variant(leaf_diag_kernel
   CholeskyDevice.FactorAndSolveMatchHost:CholeskyDevice.StopsAtKnownMinor:CholeskyDevice.DiagonalBlockKernel:CholeskyDevice.NaNFailsAtItsPivot:CholeskyDevice.SubnormalPivot:CholeskyDevice.LargeSizes:CholeskyDevice.MatchesCusolver
   DLA_POTRF_DIAG_LEAF=1)
 
+# Session 55's large-n knobs at the test sizes: the tile diagonal kernel up
+# to a trailing order of 2000, then the leaf kernel (DLA_POTRF_LEAF_TAIL, the
+# kernel switched mid-factorization); a first group of 2 panels and groups of
+# one panel once the trailing order is at most 3000 (DLA_POTRF_FIRST_DEPTH,
+# DLA_POTRF_LATE_DEPTH / _TRAILING: groups of changing depth, the trapezoid
+# of a deep group feeding a shallow one).
+dla_cholesky_variant(leaf_tail
+  ${DLA_CHOLESKY_CORE_CASES}:CholeskyDevice.MatchesCusolver:CholeskyHost.LargeOrderKnobs
+  DLA_POTRF_DIAG_LEAF=0 DLA_POTRF_LEAF_TAIL=2000)
+dla_cholesky_variant(first_late_groups
+  ${DLA_CHOLESKY_CORE_CASES}:CholeskyDevice.MatchesCusolver:CholeskyDevice.LowLevelInfoAndUntouchedTriangle:CholeskyHost.LargeOrderKnobs
+  DLA_POTRF_FIRST_DEPTH=2 DLA_POTRF_LATE_DEPTH=1 DLA_POTRF_LATE_TRAILING=3000)
+
 # The float diagonal blocks of order 65..128 through the opt-in
 # potrf_diag_split_kernel (DLA_POTRF_DIAG_SPLIT=1; the default is the tile
 # kernel).

@@ -228,6 +228,39 @@ TEST(CholeskyHost, KnobOverrides) {
   EXPECT_EQ(dla::cuda::potrf_group_depth(4096, 0, 2, false), 2);   // dpotrf: no early groups
 }
 
+// Session 55's knobs reach the rules: run by the ctest entries
+// cholesky_test.blocking_first_late_groups (DLA_POTRF_FIRST_DEPTH=2
+// DLA_POTRF_LATE_DEPTH=1 DLA_POTRF_LATE_TRAILING=3000) and
+// cholesky_test.blocking_leaf_tail (DLA_POTRF_DIAG_LEAF=0
+// DLA_POTRF_LEAF_TAIL=2000); each part skips without its variables.
+TEST(CholeskyHost, LargeOrderKnobs) {
+  const auto is = [](const char* name, const char* value) {
+    const char* e = std::getenv(name);
+    return e && std::string(e) == value;
+  };
+  bool ran = false;
+  if (is("DLA_POTRF_FIRST_DEPTH", "2") && is("DLA_POTRF_LATE_DEPTH", "1") &&
+      is("DLA_POTRF_LATE_TRAILING", "3000") && !std::getenv("DLA_POTRF_DEPTH") &&
+      !std::getenv("DLA_POTRF_EARLY_GROUPS") && !std::getenv("DLA_POTRF_EARLY_EXTRA") &&
+      !std::getenv("DLA_POTRF_EARLY_TRAILING")) {
+    ran = true;
+    EXPECT_EQ(dla::cuda::potrf_group_depth(8192, 0, 4, true), 2);     // the first group
+    EXPECT_EQ(dla::cuda::potrf_group_depth(8192, 0, 4, false), 2);    // dpotrf too
+    EXPECT_EQ(dla::cuda::potrf_group_depth(8192, 256, 4, true), 5);   // then the rule (+ 1)
+    EXPECT_EQ(dla::cuda::potrf_group_depth(8192, 5191, 4, true), 5);  // trailing 3001
+    EXPECT_EQ(dla::cuda::potrf_group_depth(8192, 5192, 4, true), 1);  // trailing 3000
+    EXPECT_EQ(dla::cuda::potrf_group_depth(16384, 16000, 10, true), 1);
+    EXPECT_EQ(dla::cuda::potrf_group_depth(2048, 128, 1, true), 1);   // a cap, never deeper
+  }
+  if (is("DLA_POTRF_DIAG_LEAF", "0") && is("DLA_POTRF_LEAF_TAIL", "2000")) {
+    ran = true;
+    EXPECT_FALSE(dla::cuda::potrf_leaf_diag(4097));
+    EXPECT_EQ(dla::cuda::potrf_leaf_tail(4097), 2000);
+    EXPECT_EQ(dla::cuda::potrf_leaf_tail(16384), 2000);
+  }
+  if (!ran) GTEST_SKIP() << "runs under the first_late_groups or leaf_tail ctest entry's variables only";
+}
+
 // Which diagonal kernel spotrf takes (potrf_blocking.cpp, potrf_leaf_diag):
 // the leaf kernel up to 12288, where it was measured faster, the tile kernel
 // above.
@@ -237,6 +270,10 @@ TEST(CholeskyHost, LeafDiagRule) {
     EXPECT_TRUE(dla::cuda::potrf_leaf_diag(n)) << "n=" << n;
   for (index_t n : {index_t(12289), index_t(16384), index_t(40000)})
     EXPECT_FALSE(dla::cuda::potrf_leaf_diag(n)) << "n=" << n;
+  if (!std::getenv("DLA_POTRF_LEAF_TAIL")) {
+    EXPECT_EQ(dla::cuda::potrf_leaf_tail(4096), 0);  // the leaf kernel at every step already
+    EXPECT_EQ(dla::cuda::potrf_leaf_tail(16384), 0);
+  }
 }
 
 TEST(CholeskyHost, RestSplitRule) {

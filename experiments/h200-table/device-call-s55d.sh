@@ -27,6 +27,11 @@ if grep -q H200 "$O/gpu.txt"; then
   gpu_check_carried 200 test,sanitize,bench check
   cat "$O/summary.txt" "$O/check/summary.txt"
   grep -E "^potrf +tf32x3 +(spotrf|sposv)" "$O/check/bench.log"
+else  # the knobs' own ctest entries (the gpu-check runs them on the H200)
+  (cd "$B" && DLA_EXPECT_GPU=1 timeout 150 ctest -R "blocking_leaf_tail|blocking_first_late_groups" \
+    -j 2 --output-on-failure) > "$O/ctest.txt" 2>&1
+  echo "knob ctest rc $? at ${SECONDS} s" >> "$O/gpu.txt"
+  tail -5 "$O/ctest.txt"
 fi
 sweep_potrf "8192 12288 16384" 2 25 rule DLA_POTRF_LEAF_TAIL=2600 DLA_POTRF_LEAF_TAIL=5000 \
   DLA_POTRF_LATE_DEPTH=2 DLA_POTRF_LATE_DEPTH=4 DLA_POTRF_LATE_DEPTH=2,DLA_POTRF_LATE_TRAILING=4000 \

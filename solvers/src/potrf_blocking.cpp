@@ -19,6 +19,9 @@ using detail::env_yes_no;
 // groups more.
 constexpr index_t kSideAllSmsFrom = 6144;
 
+// potrf_leaf_tail's rule: no tail yet (session 55 measures one).
+constexpr index_t kLeafTail = 0;
+
 }  // namespace
 
 bool potrf_pads(index_t n) {
@@ -193,10 +196,13 @@ bool potrf_leaf_diag(index_t n) {
 }
 
 index_t potrf_leaf_tail(index_t n) {
-  // DLA_POTRF_DIAG_LEAF=1 / 0 decides for every step (potrf_leaf_diag).
-  if (env_yes_no("DLA_POTRF_DIAG_LEAF") >= 0 || potrf_leaf_diag(n)) return 0;
   static const index_t env = env_index("DLA_POTRF_LEAF_TAIL", 1, 1 << 30);
-  return env;
+  if (potrf_leaf_diag(n)) return 0;  // every step takes it already
+  // Set, it holds also under DLA_POTRF_DIAG_LEAF=0 (the tile kernel up to
+  // the tail: how the tests switch kernels mid-factorization at their sizes).
+  if (env) return env;
+  if (env_yes_no("DLA_POTRF_DIAG_LEAF") >= 0) return 0;  // decides for every step
+  return kLeafTail;
 }
 
 bool potrf_trap_half(index_t n, bool single_tensor_cores) {
