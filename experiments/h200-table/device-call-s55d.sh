@@ -27,6 +27,13 @@ if grep -q H200 "$O/gpu.txt"; then
   gpu_check_carried 200 test,sanitize,bench check
   cat "$O/summary.txt" "$O/check/summary.txt"
   grep -E "^potrf +tf32x3 +(spotrf|sposv)" "$O/check/bench.log"
+  # The issue's time split on this card: the rules, 4096 and 16384.
+  timeout 60 "$B/extra/timeline" 4096 16384 > "$O/timeline-rule.txt" 2>&1
+  for lib in dla cusolver; do
+    /opt/torch/.venv/bin/python3 experiments/timeline/split.py "$O/timeline-rule.txt" --lib $lib \
+      >> "$O/split-rule.txt" 2>&1
+  done
+  cat "$O/split-rule.txt"; xz -9 "$O/timeline-rule.txt"
 else  # the knobs' own ctest entries (the gpu-check runs them on the H200)
   (cd "$B" && DLA_EXPECT_GPU=1 timeout 150 ctest -R "blocking_leaf_tail|blocking_first_late_groups" \
     -j 2 --output-on-failure) > "$O/ctest.txt" 2>&1
@@ -46,6 +53,8 @@ if [ "$(left)" -gt 20 ]; then
   cat "$O/split.txt"; xz -9 "$O/timeline.txt"
 fi
 echo "end at ${SECONDS} s" >> "$O/gpu.txt"
-cat "$O/gpu.txt" "$O/summary.txt" "$O/sweep.txt" "$O/split.txt" 2>/dev/null > "$O/main.txt"
-rm -f "$O/gpu.txt" "$O/summary.txt" "$O/sweep.txt" "$O/split.txt"
+cat "$O/gpu.txt" "$O/summary.txt" "$O/sweep.txt" "$O/split-rule.txt" "$O/split.txt" 2>/dev/null > "$O/main.txt"
+# At most 8 files come back: the check's five, main.txt and the two traces.
+[ -f "$O/gpu-check-check.txt" ] && tail -40 "$O/gpu-check-check.txt" >> "$O/main.txt" && rm -f "$O/gpu-check-check.txt"
+rm -f "$O/gpu.txt" "$O/summary.txt" "$O/sweep.txt" "$O/split-rule.txt" "$O/split.txt" "$O/ctest.txt"
 find "$O" -type f | sort
