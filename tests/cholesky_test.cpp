@@ -175,6 +175,29 @@ TEST(CholeskyHost, GroupDepthRule) {
   EXPECT_EQ(groups(12287, 6, true), (std::vector<index_t>{7, 7, 7, 7, 7, 7}));
   EXPECT_EQ(groups(12288, 6, true), (std::vector<index_t>{8, 8, 8, 8, 8, 8}));
   EXPECT_EQ(groups(16384, 10, true), (std::vector<index_t>{12, 12, 12, 12, 12, 12}));
+  // The late groups (from 10240, spotrf on the tensor cores): at most 2 panels
+  // once the trailing order is at most 4000, the whole walk.
+  auto all_groups = [](index_t n, index_t depth, bool single_tc) {
+    std::vector<index_t> g;
+    for (index_t col = 0; col < n; col += g.back() * 128)
+      g.push_back(dla::cuda::potrf_group_depth(n, col, depth, single_tc));
+    return g;
+  };
+  auto runs = [](std::vector<std::pair<index_t, int>> rl) {
+    std::vector<index_t> g;
+    for (auto [d, k] : rl) g.insert(g.end(), std::size_t(k), d);
+    return g;
+  };
+  // 16384: 9 groups of 12 (to column 13824, trailing 2560), then 10 of 2.
+  EXPECT_EQ(all_groups(16384, 10, true), runs({{12, 9}, {2, 10}}));
+  // 12288: 9 groups of 8 (to 9216, trailing 3072), then 12 of 2.
+  EXPECT_EQ(all_groups(12288, 8 - 2, true), runs({{8, 9}, {2, 12}}));
+  // 10240 (depth 6 + 1): 7 groups of 7 (to 6272, trailing 3968), then 16 of 2.
+  EXPECT_EQ(all_groups(10240, 6, true), runs({{7, 7}, {2, 16}}));
+  // Below 10240 and for dpotrf: no cap (8192: groups of 5 to 5760, trailing
+  // 2432, then of 4).
+  EXPECT_EQ(all_groups(8192, 4, true), runs({{5, 9}, {4, 5}}));
+  EXPECT_EQ(all_groups(16384, 10, false), runs({{10, 13}}));
   EXPECT_EQ(groups(6144, 3, false), (std::vector<index_t>{3, 3, 3, 3, 3, 3}));
   EXPECT_EQ(groups(2600, 1, true), (std::vector<index_t>{1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(groups(4096, 2, false), (std::vector<index_t>{2, 2, 2, 2, 2, 2}));  // dpotrf, CUDA cores
@@ -270,9 +293,12 @@ TEST(CholeskyHost, LeafDiagRule) {
     EXPECT_TRUE(dla::cuda::potrf_leaf_diag(n)) << "n=" << n;
   for (index_t n : {index_t(12289), index_t(16384), index_t(40000)})
     EXPECT_FALSE(dla::cuda::potrf_leaf_diag(n)) << "n=" << n;
+  // Above 12288 the leaf kernel takes the last 5000 columns (potrf_leaf_tail).
   if (!std::getenv("DLA_POTRF_LEAF_TAIL")) {
     EXPECT_EQ(dla::cuda::potrf_leaf_tail(4096), 0);  // the leaf kernel at every step already
-    EXPECT_EQ(dla::cuda::potrf_leaf_tail(16384), 0);
+    EXPECT_EQ(dla::cuda::potrf_leaf_tail(12288), 0);
+    EXPECT_EQ(dla::cuda::potrf_leaf_tail(12289), 5000);
+    EXPECT_EQ(dla::cuda::potrf_leaf_tail(16384), 5000);
   }
 }
 

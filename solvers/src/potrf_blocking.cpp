@@ -19,8 +19,15 @@ using detail::env_yes_no;
 // groups more.
 constexpr index_t kSideAllSmsFrom = 6144;
 
-// potrf_leaf_tail's rule: no tail yet (session 55 measures one).
-constexpr index_t kLeafTail = 0;
+// potrf_leaf_tail's rule (session 55): the last 5000 columns.
+constexpr index_t kLeafTail = 5000;
+
+// potrf_group_depth's late groups (session 55): from this order, spotrf on
+// the tensor cores caps the depth of the groups that start where the
+// trailing order is at most kLateGroupsTrailing.
+constexpr index_t kLateGroupsFrom = 10240;
+constexpr index_t kLateGroupsTrailing = 4000;
+constexpr index_t kLateGroupsDepth = 2;
 
 }  // namespace
 
@@ -128,19 +135,32 @@ index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_ten
   // sets the extra depth; the trailing order comes from
   // potrf_early_groups_trailing (DLA_POTRF_EARLY_TRAILING).
   static const index_t extra = env_index("DLA_POTRF_EARLY_EXTRA", 1, 16);
-  // Tuning knobs (session 55, for large n, where the first group's steps run
-  // before any bulk update and the last groups' steps wait on the chain):
-  // DLA_POTRF_FIRST_DEPTH sets the depth of the group at column 0;
-  // DLA_POTRF_LATE_DEPTH caps the depth of the groups that start where the
-  // trailing order is at most DLA_POTRF_LATE_TRAILING (default 2600).
+  // The late groups (session 55): at large n the last steps run with nothing
+  // beside them, and a deep group's left-looking update of the next block
+  // column has a deep k on a few tiles (k up to 1152 on 3-19 blocks, 30-51 us
+  // a step in the last group at 16384). From 10240, spotrf on the tensor
+  // cores takes groups of 2 once the trailing order is at most 4000. H100,
+  // spotrf tf32x3 ms, three rounds, the rule before / groups of 2 from 4000
+  // (/ and the leaf tail, potrf_leaf_tail): 10240 7.52-7.61 / 7.40-7.44;
+  // 12288 11.49-11.64 / 11.40-11.46; 14336 16.95-17.13 / 16.85-16.87 /
+  // 16.56-16.70; 16384 23.51-23.66 / 23.06-23.20 / 22.93-23.13. 8192, two
+  // rounds: 4.52-4.55 / 4.50-4.53 (and from 2600, groups of 2 or 4: within
+  // the spread), so not below 10240. A shallower first group (the 12 steps
+  // before the first bulk update at 16384) was slower: 16384 with a first
+  // group of 2 / 4 panels 23.89-23.99 / 23.66-23.72 against 23.45-23.54.
+  // Tuning knobs: DLA_POTRF_LATE_DEPTH sets the cap at every order (spotrf
+  // and dpotrf), DLA_POTRF_LATE_TRAILING the trailing order (4000),
+  // DLA_POTRF_FIRST_DEPTH the depth of the group at column 0.
   static const index_t first = env_index("DLA_POTRF_FIRST_DEPTH", 1, 16);
   static const index_t late = env_index("DLA_POTRF_LATE_DEPTH", 1, 16);
   static const index_t late_trailing = [] {
     const index_t t = env_index("DLA_POTRF_LATE_TRAILING", 1, 1 << 30);
-    return t ? t : kPotrfEarlyGroupsTrailing;
+    return t ? t : kLateGroupsTrailing;
   }();
   if (first && col == 0) return first;
-  if (late && n - col <= late_trailing) return depth < late ? depth : late;
+  const index_t cap =
+      late ? late : single_tensor_cores && !uniform && n >= kLateGroupsFrom ? kLateGroupsDepth : 0;
+  if (cap && n - col <= late_trailing) return depth < cap ? depth : cap;
   const bool on = env >= 0 ? env == 1 : single_tensor_cores && !uniform;
   if (!on || n - col <= potrf_early_groups_trailing()) return depth;
   if (extra) return depth + extra;
@@ -196,6 +216,11 @@ bool potrf_leaf_diag(index_t n) {
 }
 
 index_t potrf_leaf_tail(index_t n) {
+  // Session 55, H100, spotrf tf32x3 ms (the late groups of potrf_group_depth
+  // on in both): 14336 16.85-16.87 without a tail / 16.56-16.70 with the
+  // last 5000 columns on the leaf kernel; 16384 23.06-23.20 / 22.93-23.13
+  // (three rounds each); before the late groups, 16384 23.45-23.54 / a tail
+  // of 2600 23.37-23.54 / 5000 23.29-23.33 (two rounds).
   static const index_t env = env_index("DLA_POTRF_LEAF_TAIL", 1, 1 << 30);
   if (potrf_leaf_diag(n)) return 0;  // every step takes it already
   // Set, it holds also under DLA_POTRF_DIAG_LEAF=0 (the tile kernel up to

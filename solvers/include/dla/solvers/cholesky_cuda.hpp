@@ -63,7 +63,13 @@ index_t potrf_update_depth(index_t n, bool tensor_cores);
 // (session 39). DLA_POTRF_EARLY_GROUPS=1 takes the deeper early groups for
 // both precisions, 0 never; DLA_POTRF_DEPTH (uniform groups) turns them off;
 // DLA_POTRF_EARLY_EXTRA and DLA_POTRF_EARLY_TRAILING set the extra depth and
-// the trailing order (tuning runs, session 52).
+// the trailing order (tuning runs, session 52). From n = 10240 (spotrf on
+// the tensor cores, no DLA_POTRF_DEPTH) the groups that start where the
+// trailing order is at most 4000 take at most 2 panels (session 55: the last
+// steps run alone, and a deep group's next-column update has a deep k on a
+// few tiles); DLA_POTRF_LATE_DEPTH / DLA_POTRF_LATE_TRAILING set that cap
+// (at every order) and its trailing order, DLA_POTRF_FIRST_DEPTH the depth
+// of the first group (tuning runs).
 index_t potrf_group_depth(index_t n, index_t col, index_t depth, bool single_tensor_cores);
 // The trailing order above which potrf_group_depth deepens a group: the
 // rule's kPotrfEarlyGroupsTrailing, or DLA_POTRF_EARLY_TRAILING.
@@ -81,9 +87,9 @@ index_t potrf_side_sms(index_t n, bool tensor_cores, index_t sm_count);
 // (DLA_POTRF_DIAG_LEAF=1 / 0 overrides).
 bool potrf_leaf_diag(index_t n);
 // Where potrf_leaf_diag(n) is false: the trailing order at or below which
-// spotrf's look-ahead steps still take the leaf kernel (0: none). In the
-// last steps of a large order nothing runs beside the diagonal kernel, and
-// there the leaf kernel is the faster one. DLA_POTRF_LEAF_TAIL overrides
+// spotrf's look-ahead steps still take the leaf kernel (0: none; the rule:
+// 5000, session 55). In the last steps of a large order nothing runs beside
+// the diagonal kernel, and there the leaf kernel is the faster one. DLA_POTRF_LEAF_TAIL overrides
 // (also under DLA_POTRF_DIAG_LEAF=0, which otherwise means no step).
 index_t potrf_leaf_tail(index_t n);
 // Whether spotrf's look-ahead (single_tensor_cores as for potrf_group_depth)
