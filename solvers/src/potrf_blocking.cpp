@@ -226,8 +226,8 @@ index_t potrf_leaf_tail(index_t n) {
   // Set, it holds also under DLA_POTRF_DIAG_LEAF=0 (the tile kernel up to
   // the tail: how the tests switch kernels mid-factorization at their sizes).
   if (env) return env;
-  if (env_yes_no("DLA_POTRF_DIAG_LEAF") >= 0) return 0;  // decides for every step
-  return kLeafTail;
+  // potrf_leaf_diag(n) false with the override set: DLA_POTRF_DIAG_LEAF=0, no step.
+  return env_yes_no("DLA_POTRF_DIAG_LEAF") == 0 ? 0 : kLeafTail;
 }
 
 bool potrf_trap_half(index_t n, bool single_tensor_cores) {

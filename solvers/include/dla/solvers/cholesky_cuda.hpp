@@ -89,8 +89,9 @@ bool potrf_leaf_diag(index_t n);
 // Where potrf_leaf_diag(n) is false: the trailing order at or below which
 // spotrf's look-ahead steps still take the leaf kernel (0: none; the rule:
 // 5000, session 55). In the last steps of a large order nothing runs beside
-// the diagonal kernel, and there the leaf kernel is the faster one. DLA_POTRF_LEAF_TAIL overrides
-// (also under DLA_POTRF_DIAG_LEAF=0, which otherwise means no step).
+// the diagonal kernel, and there the leaf kernel is the faster one.
+// DLA_POTRF_LEAF_TAIL overrides (also under DLA_POTRF_DIAG_LEAF=0, which
+// otherwise means no step).
 index_t potrf_leaf_tail(index_t n);
 // Whether spotrf's look-ahead (single_tensor_cores as for potrf_group_depth)
 // applies the first (larger) half of each group's panels (groups of 2 or
