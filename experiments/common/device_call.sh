@@ -3,7 +3,7 @@
 # (seconds left of LIMIT), the carried build unpacked (scripts/carry-build.sh)
 # as B, gpu_check_carried (the project's gpu-check of that build), ab_getrf
 # (one getrf A/B row set), ab_potrf (rounds of spotrf over one knob's values),
-# trace_potrf, gpu_line, sweep_potrf and cholesky_checks. Since session 50; the scripts of earlier sessions carry the
+# trace_potrf, gpu_line, sweep_potrf, cholesky_checks, split_potrf and potrf_table. Since session 50; the scripts of earlier sessions carry the
 # same lines inline, as they ran (session 51's ab_potrf / gpu_line too).
 set -u
 O="${OUT:-/tmp/out}"; mkdir -p "$O"
@@ -99,4 +99,28 @@ cholesky_checks() {
   for tool in memcheck racecheck synccheck; do
     echo "$tool: $(grep -E 'SUMMARY|PASSED|FAILED' "$O/san-$tool.txt" | tr '\n' ' ')" >> "$O/gpu.txt"
   done
+}
+
+# split_potrf NAME "SIZES": one traced spotrf per size (the carried
+# extra/timeline, experiments/timeline/timeline.cu) to $O/NAME.txt, the time
+# split of dla's and cuSOLVER's runs (split.py) appended to $O/split-NAME.txt
+# and printed, the trace compressed. Since session 56.
+split_potrf() {
+  local lib
+  timeout 60 "$B/extra/timeline" $2 > "$O/$1.txt" 2>&1
+  for lib in dla cusolver; do
+    /opt/torch/.venv/bin/python3 experiments/timeline/split.py "$O/$1.txt" --lib $lib \
+      >> "$O/split-$1.txt" 2>&1
+  done
+  cat "$O/split-$1.txt"; xz -9 "$O/$1.txt"
+}
+
+# potrf_table RESERVE: the card's line ($O/gpu.txt), the full gpu-check of the
+# carried build (gpu_check_carried, output in $O/check) and its spotrf /
+# sposv tensor-core rows: the issue's table. Since session 56.
+potrf_table() {
+  gpu_line "$O/gpu.txt"; cat "$O/gpu.txt"
+  gpu_check_carried "$1" test,sanitize,bench check
+  cat "$O/summary.txt" "$O/check/summary.txt"
+  grep -E "^potrf +tf32x3 +(spotrf|sposv)" "$O/check/bench.log"
 }
