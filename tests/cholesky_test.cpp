@@ -191,7 +191,7 @@ TEST(CholeskyHost, GroupDepthRule) {
   // 16384: 9 groups of 12 (to column 13824, trailing 2560), then 10 of 2.
   EXPECT_EQ(all_groups(16384, 10, true), runs({{12, 9}, {2, 10}}));
   // 12288: 9 groups of 8 (to 9216, trailing 3072), then 12 of 2.
-  EXPECT_EQ(all_groups(12288, 8 - 2, true), runs({{8, 9}, {2, 12}}));
+  EXPECT_EQ(all_groups(12288, 6, true), runs({{8, 9}, {2, 12}}));
   // 10240 (depth 6 + 1): 7 groups of 7 (to 6272, trailing 3968), then 16 of 2.
   EXPECT_EQ(all_groups(10240, 6, true), runs({{7, 7}, {2, 16}}));
   // Below 10240 and for dpotrf: no cap (8192: groups of 5 to 5760, trailing

@@ -24,5 +24,5 @@ echo "end at ${SECONDS} s" >> "$O/gpu.txt"
 sort -k4,4 -k3,3 "$O/sweep.txt" | awk '{print $4, $3, $5, $6, $2}'
 cat "$O/gpu.txt" "$O/summary.txt" "$O/sweep.txt" "$O/split-timeline-rule.txt" 2>/dev/null > "$O/main.txt"
 [ -f "$O/gpu-check-check.txt" ] && tail -40 "$O/gpu-check-check.txt" >> "$O/main.txt" && rm -f "$O/gpu-check-check.txt"
-rm -f "$O/gpu.txt" "$O/summary.txt" "$O/sweep.txt" "$O/split-timeline-rule.txt" "$O/ctest.txt"
+rm -f "$O/gpu.txt" "$O/summary.txt" "$O/sweep.txt" "$O/split-timeline-rule.txt"
 find "$O" -type f | sort

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the carry for device-call-s55c.sh from main's build/ (session 55):
-# the test binaries and dla (scripts/carry-build.sh) plus the timeline of
-# main's library (experiments/timeline/timeline.cu, no stamps).
+# Builds the carry for the device calls of this folder (device-call-s55c.sh
+# on; session 55) from the checkout's build/: the test binaries and dla
+# (scripts/carry-build.sh) plus the timeline of that library
+# (experiments/timeline/timeline.cu, no stamps) as build/extra/timeline.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 make -C build -j2
